@@ -1,0 +1,28 @@
+"""Repeated words: copy a long run of one word that holds one unique word.
+
+Spec: ../shared/specs/repeated-words.md. Reads top to bottom: grid.py (the samples),
+stimulus.py (the prompt), scoring.py (the metrics and the refusal filter), plots.py (the five
+plots), test_repeated_words.py (the glue).
+"""
+
+from reporting.experiments import Experiment
+
+from . import plots
+
+EXPERIMENT = Experiment(
+    name="repeated_words",
+    title="exact replication of a repeated word holding one unique word",
+    cell=("params.common", "params.modified", "params.n"),
+    metric="scores.levenshtein",
+    metric_kind="mean",
+    render=plots.render,
+)
+
+
+def add_options(group) -> None:
+    group.addoption("--word-pair", action="append", default=None, metavar="COMMON/MODIFIED",
+                    help="repeated-words pair (repeatable; default apple/apples; 'report' "
+                         "selects the seven pairs of the Chroma report)")
+    group.addoption("--model-max-output-tokens", type=int, default=32768, metavar="TOKENS",
+                    help="the model's output limit; repeated-words samples whose budget "
+                         "(2 x input tokens) exceeds it are skipped (default: 32768)")

@@ -1,0 +1,39 @@
+"""Each case copies one sequence; a wrong copy is data, only a harness failure fails."""
+
+import pytest
+
+from fixtures.parametrize import parametrize_samples
+
+from . import EXPERIMENT, grid, scoring, stimulus
+
+
+def pytest_generate_tests(metafunc):
+    try:
+        pairs = grid.parse_pairs(metafunc.config.getoption("word_pair"))
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+    samples = grid.build(metafunc.config.getoption("scale"), pairs)
+    parametrize_samples(metafunc, EXPERIMENT.name, samples,
+                        smoke=lambda s: (s.n, s.position) == grid.SMOKE
+                        and (s.common, s.modified) == pairs[0])
+
+
+def test_repeated_words(sample, model, tokenizer, record, pytestconfig):
+    prompt = stimulus.prompt(sample)
+    input_tokens = tokenizer.count(prompt)
+    max_tokens = 2 * input_tokens
+    record.stimulus([{"role": "user", "content": prompt}], target_tokens=input_tokens,
+                    max_tokens=max_tokens)
+    output_limit = pytestconfig.getoption("model_max_output_tokens")
+    if max_tokens > output_limit:
+        record.skip(f"output budget {max_tokens} (2 x {input_tokens} input tokens) exceeds "
+                    f"the model's output limit {output_limit}")
+    record.skip_unless_fits(model)
+
+    completion = record.ask(model, temperature=0.0)
+    if not completion.ok:
+        return
+    record.score(**scoring.score(sample, completion.text))
+    reason = scoring.refusal_reason(sample, completion.text)
+    if reason:
+        record.refused(reason)

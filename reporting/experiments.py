@@ -1,0 +1,46 @@
+"""How an experiment declares itself to the reporting layer.
+
+Reporting never imports an experiment: the root conftest hands it the catalogue through the
+``pytest_contextrot_experiments`` hook. A declaration says which record fields make a grid
+cell, which score is the headline, and how to draw the experiment's plots from its records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+import pytest
+
+Renderer = Callable[[pd.DataFrame, Path], list[Path]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    name: str  # also its pytest marker and the records' ``experiment`` field
+    title: str
+    cell: tuple[str, ...]  # record columns (e.g. "params.n") that make one grid cell
+    metric: str  # the headline score column, e.g. "scores.levenshtein"
+    metric_kind: str = "mean"  # "rate" (0/1 scores: Wilson interval) or "mean" (bootstrap)
+    higher_is_better: bool = True
+    render: Renderer | None = None  # draws the plots from this experiment's records
+
+    def __post_init__(self) -> None:
+        if self.metric_kind not in ("rate", "mean"):
+            raise ValueError(f"metric_kind must be 'rate' or 'mean', not {self.metric_kind!r}")
+
+
+CATALOG_KEY = pytest.StashKey[dict]()
+
+
+def catalog(config: pytest.Config) -> dict[str, Experiment]:
+    """Every declared experiment by name, asked of the hook once per process."""
+    if CATALOG_KEY not in config.stash:
+        found: dict[str, Experiment] = {}
+        for declared in config.hook.pytest_contextrot_experiments(config=config):
+            for experiment in declared or ():
+                found[experiment.name] = experiment
+        config.stash[CATALOG_KEY] = found
+    return config.stash[CATALOG_KEY]

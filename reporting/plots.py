@@ -1,0 +1,113 @@
+"""Plot pieces that several experiments draw: figures, binned bars, heatmaps, curves.
+
+Renderers read records (a DataFrame), never models. Every helper here draws empty bins and
+cells as empty (hatched grey or blank), never as 0, and shows sample counts or intervals, so a
+reader can tell "no data" from "all wrong".
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.colors import LinearSegmentedColormap  # noqa: E402
+
+from .stats import mean_interval  # noqa: E402
+
+DPI = 150
+# Red to amber to green, continuous (the original NIAH heatmap's colours, not a 2-colour map).
+ACCURACY_CMAP = LinearSegmentedColormap.from_list("accuracy", ["#F0496E", "#EBB839", "#0CD79F"])
+
+
+def save_figure(fig, out_dir: Path, filename: str) -> Path:
+    path = Path(out_dir) / filename
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def panel_grid(count: int, columns: int = 3, size: tuple[float, float] = (5.0, 3.2)):
+    """A grid of ``count`` axes (extra axes hidden), returned flat."""
+    rows = max(1, math.ceil(count / columns))
+    columns = min(columns, max(count, 1))
+    fig, axes = plt.subplots(rows, columns, figsize=(size[0] * columns, size[1] * rows),
+                             squeeze=False)
+    flat = list(axes.flat)
+    for ax in flat[count:]:
+        ax.set_visible(False)
+    return fig, flat[:count]
+
+
+def bin_edges(low: float, high: float, bins: int) -> np.ndarray:
+    return np.linspace(low, high, bins + 1)
+
+
+def assign_bins(values: Sequence[float], edges: np.ndarray) -> np.ndarray:
+    """Bin index per value; the last edge is inclusive so the maximum lands in the last bin."""
+    index = np.searchsorted(edges, np.asarray(values, dtype=float), side="right") - 1
+    return np.clip(index, 0, len(edges) - 2)
+
+
+def binned_bars(ax, centres: Sequence[float], groups: Sequence[Sequence[float]], *, kind: str,
+                width: float, color: str, hatch_negative: bool = False) -> None:
+    """Bars of each bin's mean with 95% interval whiskers and the count above each bar.
+
+    An empty bin gets a light hatched placeholder and the label "n=0" rather than a 0 bar.
+    """
+    top = ax.get_ylim()[1] if ax.get_ylim()[1] > 0 else 1.0
+    for centre, values in zip(centres, groups):
+        mean, low, high, n = mean_interval(values, kind)
+        if n == 0:
+            ax.bar(centre, top * 0.04, width=width, color="none", edgecolor="#BBBBBB",
+                   hatch="//", linewidth=0.5)
+            ax.text(centre, 0, "n=0", ha="center", va="bottom", fontsize=5, color="#999999")
+            continue
+        hatch = "///" if hatch_negative and mean < 0 else None
+        ax.bar(centre, mean, width=width, color=color, hatch=hatch, edgecolor="black",
+               linewidth=0.3)
+        if not math.isnan(low):
+            ax.errorbar(centre, mean, yerr=[[mean - low], [high - mean]], fmt="none",
+                        ecolor="black", elinewidth=0.6, capsize=1.5)
+        ax.text(centre, max(mean, high if not math.isnan(high) else mean), f"{n}",
+                ha="center", va="bottom", fontsize=5)
+
+
+def heatmap(ax, matrix: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *,
+            counts: np.ndarray | None = None, missing_label: str = "skipped",
+            vmin: float = 0.0, vmax: float = 1.0, cmap=ACCURACY_CMAP):
+    """A continuous heatmap, each cell annotated with its value (and n); NaN cells greyed."""
+    shown = np.ma.masked_invalid(matrix.astype(float))
+    colormap = matplotlib.colormaps.get_cmap(cmap).copy()
+    colormap.set_bad("#E6E6E6")
+    image = ax.imshow(shown, cmap=colormap, vmin=vmin, vmax=vmax, aspect="auto",
+                      origin="lower")
+    ax.set_xticks(range(len(col_labels)), col_labels)
+    ax.set_yticks(range(len(row_labels)), row_labels)
+    for (i, j), value in np.ndenumerate(matrix):
+        if np.isnan(value):
+            text = missing_label
+        else:
+            text = f"{value:.2f}"
+            if counts is not None:
+                text += f"\nn={int(counts[i, j])}"
+        ax.text(j, i, text, ha="center", va="center", fontsize=6)
+    return image
+
+
+def interval_curve(ax, xs: Sequence[float], groups: Sequence[Sequence[float]], *, kind: str,
+                   label: str, color: str | None = None, marker: str = "o") -> None:
+    """A line through each x's mean with a shaded 95% band; x values without data are gaps."""
+    stats = [mean_interval(values, kind) for values in groups]
+    means = np.array([s[0] for s in stats], dtype=float)
+    lows = np.array([s[1] for s in stats], dtype=float)
+    highs = np.array([s[2] for s in stats], dtype=float)
+    line, = ax.plot(xs, means, marker=marker, label=label, color=color, linewidth=1.2,
+                    markersize=3.5)
+    ax.fill_between(xs, lows, highs, alpha=0.18, color=line.get_color(), linewidth=0)

@@ -1,0 +1,129 @@
+"""The results store: one SQLite file for every run, plus plain files per run.
+
+Only the controller process writes here (xdist workers send their records to it), so there is
+a single writer and no lock contention. Every record is written the moment it arrives: a crash
+or Ctrl-C loses nothing that was already received.
+
+Layout under the results directory::
+
+    contextrot.sqlite                 runs and samples of every run
+    <run-id>/samples.jsonl            one record per line, in arrival order
+    <run-id>/summary.json             per experiment and cell: counts, headline metric, interval
+    <run-id>/plots/<experiment>/*.png
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import sqlite3
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import pandas as pd
+
+from .records import SampleRecord
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id      TEXT PRIMARY KEY,
+    started_at  TEXT NOT NULL,
+    finished_at TEXT,
+    exit_status INTEGER,
+    info        TEXT NOT NULL          -- JSON: options, model, judge, versions
+);
+CREATE TABLE IF NOT EXISTS samples (
+    run_id        TEXT NOT NULL REFERENCES runs(run_id),
+    sample_id     TEXT NOT NULL,       -- the pytest node id: unique within a run
+    experiment    TEXT NOT NULL,
+    stimulus_hash TEXT NOT NULL,
+    outcome       TEXT NOT NULL,
+    record        TEXT NOT NULL,       -- the full SampleRecord as JSON
+    PRIMARY KEY (run_id, sample_id)
+);
+CREATE INDEX IF NOT EXISTS samples_by_experiment ON samples(run_id, experiment);
+"""
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class ResultsStore:
+    def __init__(self, database: Path):
+        database.parent.mkdir(parents=True, exist_ok=True)
+        self.database = database
+        self._db = sqlite3.connect(database, timeout=60, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- writing (controller only) -------------------------------------------------------
+    def begin_run(self, run_id: str, info: dict) -> None:
+        self._db.execute(
+            "INSERT INTO runs(run_id, started_at, info) VALUES (?, ?, ?) "
+            "ON CONFLICT(run_id) DO UPDATE SET info = excluded.info",
+            (run_id, _now(), json.dumps(info, sort_keys=True)),
+        )
+
+    def update_run_info(self, run_id: str, **info) -> None:
+        current = self.run_info(run_id)
+        current.update(info)
+        self._db.execute("UPDATE runs SET info = ? WHERE run_id = ?",
+                         (json.dumps(current, sort_keys=True), run_id))
+
+    def finish_run(self, run_id: str, exit_status: int) -> None:
+        self._db.execute("UPDATE runs SET finished_at = ?, exit_status = ? WHERE run_id = ?",
+                         (_now(), int(exit_status), run_id))
+
+    def add(self, record: SampleRecord, jsonl: Path | None = None) -> None:
+        text = record.to_json()
+        self._db.execute(
+            "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?)",
+            (record.run_id, record.nodeid or record.sample_id, record.experiment,
+             record.stimulus_hash, record.outcome, text),
+        )
+        if jsonl is not None:
+            jsonl.parent.mkdir(parents=True, exist_ok=True)
+            with jsonl.open("a", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+
+    # -- reading (anyone) ----------------------------------------------------------------
+    def runs(self) -> list[dict]:
+        rows = self._db.execute(
+            "SELECT run_id, started_at, finished_at, exit_status, info FROM runs "
+            "ORDER BY started_at, run_id").fetchall()
+        return [{"run_id": r[0], "started_at": r[1], "finished_at": r[2], "exit_status": r[3],
+                 "info": json.loads(r[4])} for r in rows]
+
+    def run_info(self, run_id: str) -> dict:
+        row = self._db.execute("SELECT info FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no run {run_id!r} in {self.database}")
+        return json.loads(row[0])
+
+    def latest_run(self, before: str | None = None) -> str | None:
+        rows = [r["run_id"] for r in self.runs() if r["run_id"] != before]
+        return rows[-1] if rows else None
+
+    def records(self, run_id: str, experiment: str | None = None) -> Iterator[SampleRecord]:
+        query = "SELECT record FROM samples WHERE run_id = ?"
+        args: tuple = (run_id,)
+        if experiment:
+            query += " AND experiment = ?"
+            args += (experiment,)
+        for (text,) in self._db.execute(query + " ORDER BY sample_id", args):
+            yield SampleRecord.from_json(text)
+
+    def frame(self, run_id: str, experiment: str | None = None) -> pd.DataFrame:
+        return records_frame(self.records(run_id, experiment))
+
+
+def records_frame(records: Iterable[SampleRecord]) -> pd.DataFrame:
+    """Records as a flat table: nested fields become dotted columns (``params.n``)."""
+    rows = [json.loads(r.to_json()) for r in records]
+    if not rows:
+        return pd.DataFrame()
+    return pd.json_normalize(rows, sep=".")

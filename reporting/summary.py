@@ -1,0 +1,78 @@
+"""Per-experiment, per-cell summaries of a run's records (numbers for the terminal and JSON)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from .experiments import Experiment
+from .records import OUTCOMES
+from .stats import mean_interval
+
+
+def cell_label(experiment: Experiment, row: pd.Series) -> str:
+    return " ".join(f"{column.split('.')[-1]}={row[column]}" for column in experiment.cell)
+
+
+def summarize(frame: pd.DataFrame, experiment: Experiment) -> list[dict]:
+    """One row per grid cell: outcome counts, headline mean with its 95% interval, tokens, time.
+
+    The headline metric is computed over ``ok`` samples only: skipped, overflowed, refused
+    and errored samples are counted, never averaged in as zeros.
+    """
+    if frame.empty:
+        return []
+    frame = frame.copy()
+    for column in experiment.cell:
+        if column not in frame:
+            frame[column] = None
+    rows = []
+    for key, cell in frame.groupby(list(experiment.cell), sort=True, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        ok = cell[cell["outcome"] == "ok"]
+        values = ok[experiment.metric].tolist() if experiment.metric in ok else []
+        mean, low, high, n = mean_interval(values, experiment.metric_kind)
+        rows.append({
+            "cell": {c.split(".")[-1]: _plain(v) for c, v in zip(experiment.cell, key)},
+            "metric": experiment.metric.split(".")[-1],
+            "mean": _finite(mean), "ci_low": _finite(low), "ci_high": _finite(high), "n": n,
+            "outcomes": {o: int((cell["outcome"] == o).sum()) for o in OUTCOMES},
+            "prompt_tokens": int(cell.get("prompt_tokens", pd.Series(dtype=float))
+                                 .fillna(0).sum()),
+            "completion_tokens": int(cell.get("completion_tokens", pd.Series(dtype=float))
+                                     .fillna(0).sum()),
+            "latency_s": round(float(cell["latency_s"].fillna(0).sum()), 3),
+        })
+    return rows
+
+
+def format_table(experiment: Experiment, rows: list[dict]) -> str:
+    """A fixed-width table: cell, headline mean [95% CI] (n), outcome counts, tokens, time."""
+    metric = experiment.metric.split(".")[-1]
+    header = ["cell", f"{metric} [95% CI]", "n", "ok", "skip", "overflow", "refused", "error",
+              "tokens in/out", "time s"]
+    body = []
+    for row in rows:
+        outcomes = row["outcomes"]
+        shown = "—" if row["mean"] is None else (
+            f"{row['mean']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]")
+        body.append([
+            " ".join(f"{k}={v}" for k, v in row["cell"].items()), shown, str(row["n"]),
+            str(outcomes["ok"]), str(outcomes["skipped"]), str(outcomes["overflow"]),
+            str(outcomes["refused"]), str(outcomes["error"]),
+            f"{row['prompt_tokens']}/{row['completion_tokens']}", f"{row['latency_s']:.1f}",
+        ])
+    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
+                       for i, cell in enumerate(r)) for r in [header] + body]
+    return "\n".join(lines)
+
+
+def _finite(value: float) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else round(float(value), 6)
+
+
+def _plain(value):
+    return value.item() if hasattr(value, "item") else value
