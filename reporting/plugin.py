@@ -195,9 +195,15 @@ class RunReporter:
             self.store.close()
 
 
+_OPTION_GROUP: list = []  # the "contextrot" option group, kept at pytest_addoption time
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    _OPTION_GROUP[:] = [parser.getgroup("contextrot")]
+
+
 def _is_contextrot_option(config: pytest.Config, dest: str) -> bool:
-    group = config._parser.getgroup("contextrot")
-    return any(option.dest == dest for option in group.options)
+    return any(option.dest == dest for group in _OPTION_GROUP for option in group.options)
 
 
 def _version(name: str) -> str | None:
