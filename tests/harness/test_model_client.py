@@ -1,0 +1,101 @@
+"""The model client against a real local HTTP server: retries, overflow, refused keys, cache."""
+
+import pytest
+
+from fixtures.cache import ResponseCache, cache_key
+from fixtures.models import EndpointRefused, OpenAIChatModel, redact_url
+from fixtures.scripted_server import Fault, ScriptedServer
+
+MESSAGES = [{"role": "user", "content": "Simply replicate: apple apple"}]
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer("copy", context_length=200, api_key="sekret") as running:
+        yield running
+
+
+def client(server, cache=None, retries=3, key="sekret"):
+    return OpenAIChatModel("scripted", server.base_url, api_key=key, max_retries=retries,
+                           timeout_s=10, cache=cache)
+
+
+def test_a_plain_completion_carries_text_usage_and_latency(server):
+    completion = client(server).complete(MESSAGES, max_tokens=20)
+    assert completion.ok and completion.text == "apple apple"
+    assert completion.prompt_tokens > 0 and completion.completion_tokens == 2
+    assert completion.finish_reason == "stop" and completion.latency_s > 0
+
+
+def test_429_with_retry_after_is_retried_until_it_succeeds(server):
+    server.faults.extend([Fault(429, headers={"Retry-After": "0"}),
+                          Fault(503, headers={"Retry-After": "0"})])
+    completion = client(server).complete(MESSAGES, max_tokens=20)
+    assert completion.text == "apple apple"
+    assert len(server.requests) == 3  # two faults, then the answer
+
+
+def test_retries_give_up_after_max_retries_and_raise(server):
+    server.faults.extend(Fault(500, headers={"Retry-After": "0"}) for _ in range(5))
+    with pytest.raises(Exception) as raised:
+        client(server, retries=2).complete(MESSAGES, max_tokens=20)
+    assert "500" in str(raised.value) or "InternalServerError" in type(raised.value).__name__
+    assert len(server.requests) == 3  # the first try and two retries
+
+
+def test_context_overflow_is_an_outcome_and_never_retried(server):
+    completion = client(server).complete(MESSAGES, max_tokens=500)
+    assert completion.outcome == "overflow" and not completion.ok
+    assert "maximum context length" in completion.error
+    assert len(server.requests) == 1
+
+
+def test_a_refused_key_raises_one_clear_error_without_retrying(server):
+    with pytest.raises(EndpointRefused, match="401.*--api-key-env"):
+        client(server, key="wrong").complete(MESSAGES, max_tokens=20)
+    assert len(server.requests) == 1
+
+
+def test_the_cache_serves_a_repeat_without_a_request(server, tmp_path):
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    first = client(server, cache).complete(MESSAGES, max_tokens=20)
+    again = client(server, cache).complete(MESSAGES, max_tokens=20)
+    assert len(server.requests) == 1
+    assert again.cached and not first.cached and again.text == first.text
+
+
+def test_errors_are_not_cached(server, tmp_path):
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    server.faults.append(Fault(500))
+    with pytest.raises(Exception):
+        client(server, cache, retries=0).complete(MESSAGES, max_tokens=20)
+    assert client(server, cache).complete(MESSAGES, max_tokens=20).text == "apple apple"
+    assert len(server.requests) == 2
+
+
+BASE = dict(endpoint="http://h/v1", model="m", messages=MESSAGES,
+            params={"max_tokens": 10, "temperature": 0.0, "top_p": 1.0, "seed": 0})
+
+
+@pytest.mark.parametrize("change", [
+    {"endpoint": "http://other/v1"}, {"model": "m2"},
+    {"messages": [{"role": "user", "content": "Simply replicate: apple apples"}]},
+    {"params": {**BASE["params"], "max_tokens": 11}},
+    {"params": {**BASE["params"], "temperature": 0.7}},
+    {"params": {**BASE["params"], "top_p": 0.9}},
+    {"params": {**BASE["params"], "seed": 1}},
+    {"params": {**BASE["params"], "top_k": 40}},
+    {"replicate": 1},
+])
+def test_any_change_in_the_request_misses_the_cache(change):
+    assert cache_key(**{**BASE, **change}) != cache_key(**BASE)
+
+
+def test_the_cache_key_ignores_parameter_order():
+    reordered = dict(reversed(list(BASE["params"].items())))
+    assert cache_key(**{**BASE, "params": reordered}) == cache_key(**BASE)
+
+
+def test_urls_lose_credentials_and_queries():
+    assert redact_url("https://user:pw@api.example.com:8443/v1/?key=s#x") == \
+        "https://api.example.com:8443/v1"

@@ -1,0 +1,141 @@
+"""The pytest plugins end to end, in inner pytest sessions against the scripted server.
+
+Each inner session is a real subprocess (``runpytest_subprocess``) so that xdist's workers, the
+record transport and the controller-only store are exercised exactly as in a real run.
+"""
+
+import json
+import sqlite3
+
+import pytest
+
+from fixtures.scripted_server import ScriptedServer
+
+CONFTEST = '''
+pytest_plugins = ["reporting.plugin", "fixtures.plugin"]
+from reporting.experiments import Experiment
+
+TOY = Experiment(name="toy", title="echo a number", cell=("params.size",),
+                 metric="scores.right", metric_kind="rate")
+
+def pytest_contextrot_experiments(config):
+    return [TOY]
+'''
+
+TOY_TEST = '''
+import dataclasses, os
+from fixtures.parametrize import SampleParams, parametrize_samples
+
+@dataclasses.dataclass(frozen=True)
+class Toy(SampleParams):
+    size: int
+
+    @property
+    def id(self):
+        return f"s{self.size:02d}"
+
+def pytest_generate_tests(metafunc):
+    parametrize_samples(metafunc, "toy", [Toy(i) for i in range(6)], smoke=lambda s: s.size == 0)
+
+def test_toy(sample, model, record):
+    if sample.size == CRASH_AT and os.environ.get("PYTEST_XDIST_WORKER"):
+        os._exit(1)  # a worker dies mid-sample
+    record.stimulus([{"role": "user", "content": f"say: {sample.size}"}], target_tokens=4,
+                    max_tokens=20)
+    record.skip_unless_fits(model)
+    completion = record.ask(model)
+    record.score(right=completion.text == str(sample.size))
+'''
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer("copy") as running:
+        yield running
+
+
+@pytest.fixture
+def project(pytester):
+    pytester.makeconftest(CONFTEST)
+    (pytester.path / "benchmarks").mkdir()
+    (pytester.path / "benchmarks" / "test_toy.py").write_text(TOY_TEST.replace("CRASH_AT", "-1"))
+    return pytester
+
+
+def run(project, server, *args):
+    return project.runpytest_subprocess(
+        "benchmarks", "--model", "scripted", "--base-url", server.base_url,
+        "--results-dir", str(project.path / "results"), "-p", "no:cacheprovider", *args)
+
+
+def stored(project, run_id):
+    with sqlite3.connect(project.path / "results" / "contextrot.sqlite") as db:
+        rows = db.execute("SELECT sample_id, record FROM samples WHERE run_id = ? "
+                          "ORDER BY sample_id", (run_id,)).fetchall()
+    return {nodeid: json.loads(record) for nodeid, record in rows}
+
+
+def comparable(records):
+    keep = ("sample_id", "params", "stimulus_hash", "output", "scores", "outcome", "messages")
+    return {k: {f: r[f] for f in keep} for k, r in records.items()}
+
+
+def test_records_reach_the_store_the_same_with_and_without_xdist(project, server):
+    serial = run(project, server, "--run-id", "serial")
+    serial.assert_outcomes(passed=6)
+    parallel = run(project, server, "--run-id", "parallel", "-n", "2", "--no-cache")
+    parallel.assert_outcomes(passed=6)
+    one, two = stored(project, "serial"), stored(project, "parallel")
+    assert len(one) == 6 and comparable(one) == comparable(two)
+    assert all(r["scores"]["right"] for r in one.values())
+    assert {r["worker"] for r in two.values()} <= {"gw0", "gw1"}
+    lines = (project.path / "results" / "parallel" / "samples.jsonl").read_text().splitlines()
+    assert len(lines) == 6
+    summary = json.loads((project.path / "results" / "parallel" / "summary.json").read_text())
+    assert summary["expected"] == summary["received"] == 6 and summary["missing"] == []
+    cells = summary["experiments"]["toy"]
+    assert [c["n"] for c in cells] == [1] * 6 and cells[0]["mean"] == 1.0
+
+
+def test_a_second_run_is_served_from_the_cache(project, server):
+    run(project, server, "--run-id", "first").assert_outcomes(passed=6)
+    calls = len(server.requests)
+    again = run(project, server, "--run-id", "second")
+    again.assert_outcomes(passed=6)
+    assert len(server.requests) == calls == 6
+    again.stdout.fnmatch_lines(["*model calls: 0 (+6 served from the response cache)*"])
+
+
+def test_a_sample_that_sends_no_record_is_named_and_fails_the_run(project, server):
+    (project.path / "benchmarks" / "test_toy.py").write_text(TOY_TEST.replace("CRASH_AT", "3"))
+    result = run(project, server, "--run-id", "crash", "-n", "2")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*1 expected samples sent no record*test_toy[[]s03[]]*"])
+    summary = json.loads((project.path / "results" / "crash" / "summary.json").read_text())
+    assert summary["missing"] == ["benchmarks/test_toy.py::test_toy[s03]"]
+    assert summary["received"] == 5
+
+
+def test_an_overflow_is_recorded_as_data_and_the_test_passes(project, server):
+    server.context_length = 12  # every prompt + 20 output tokens overflows
+    result = run(project, server, "--run-id", "overflow", "-m", "smoke")
+    result.assert_outcomes(passed=1)
+    (record,) = stored(project, "overflow").values()
+    assert record["outcome"] == "overflow" and "maximum context length" in record["reason"]
+
+
+def test_a_refused_key_stops_the_run_with_one_line(project, server):
+    server.api_key = "the-real-key"
+    result = run(project, server, "--run-id", "refused")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*refused the request (401)*--api-key-env*"])
+    assert len(server.requests) == 1
+    assert "the-real-key" not in result.stdout.str() + result.stderr.str()
+
+
+def test_known_context_skips_before_calling(project, server):
+    result = run(project, server, "--run-id", "small", "--max-context", "10", "-m", "smoke")
+    result.assert_outcomes(skipped=1)
+    assert len(server.requests) == 0
+    (record,) = stored(project, "small").values()
+    assert record["outcome"] == "skipped" and "10-token context" in record["reason"]
