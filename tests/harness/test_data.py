@@ -1,0 +1,53 @@
+"""The data registry: every declared file is found, verified, or refused with the fix."""
+
+import os
+
+import pytest
+
+from fixtures import data
+
+needs_data = pytest.mark.skipif(not os.environ.get(data.DATA_DIR_VARIABLE),
+                                reason=f"{data.DATA_DIR_VARIABLE} is not set")
+
+
+def test_every_entry_names_its_source_and_license():
+    assert len(data.REGISTRY) == 11 + 114
+    for entry in data.REGISTRY.values():
+        assert len(entry.sha256) == 64 and entry.url and entry.license
+        assert entry.derived or entry.url.startswith("https://")
+
+
+@needs_data
+def test_every_registered_file_is_present_and_verified():
+    for name in data.REGISTRY:
+        assert data.data_file(name).is_file()
+
+
+def test_a_file_with_the_wrong_hash_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv(data.DATA_DIR_VARIABLE, str(tmp_path))
+    (tmp_path / "gsm8k").mkdir()
+    (tmp_path / "gsm8k" / "LICENSE").write_text("not the license")
+    data.data_file.cache_clear()
+    with pytest.raises(data.DataUnavailable, match="sha256 .* expected .* replace it"):
+        data.data_file("gsm8k/LICENSE")
+    data.data_file.cache_clear()
+
+
+def test_a_missing_derived_file_says_where_it_comes_from(tmp_path, monkeypatch):
+    monkeypatch.setenv(data.DATA_DIR_VARIABLE, str(tmp_path))
+    data.data_file.cache_clear()
+    with pytest.raises(data.DataUnavailable, match="derived from .*gutenberg"):
+        data.data_file("gutenberg/pride-and-prejudice.txt")
+    data.data_file.cache_clear()
+
+
+def test_an_unreachable_source_gives_one_clear_error(tmp_path):
+    entry = data.DataFile("x/file.txt", "0" * 64, "http://127.0.0.1:9/file.txt", "MIT")
+    with pytest.raises(data.DataUnavailable, match="could not be downloaded .* set "
+                                                   "CONTEXTROT_DATA_DIR"):
+        data._download(entry, tmp_path / "x" / "file.txt")
+
+
+def test_unknown_names_are_refused():
+    with pytest.raises(data.DataUnavailable, match="not in the data registry"):
+        data.data_file("nope.txt")
