@@ -62,3 +62,48 @@ def _isnan(value) -> bool:
         return math.isnan(value)
     except TypeError:
         return False
+
+
+# -- paired comparisons between two runs on the same stimuli -----------------------------
+def is_binary(values: Sequence[float]) -> bool:
+    """True when every value is 0 or 1 (booleans included): a rate, tested with McNemar."""
+    return all(float(v) in (0.0, 1.0) for v in values)
+
+
+def sign_test(differences: Sequence[float]) -> float:
+    """Exact two-sided sign test on paired differences (ties carry no information)."""
+    data = np.asarray(differences, dtype=float)
+    return mcnemar(int((data > 0).sum()), int((data < 0).sum()))
+
+
+def paired_test(baseline: Sequence[float], candidate: Sequence[float]) -> tuple[str, float]:
+    """(test name, two-sided p) for paired scores: exact McNemar on 0/1 scores, else a sign test.
+
+    Both are exact binomial tests on the pairs that changed, so they stay calibrated with the
+    handful of samples a grid cell has (a paired bootstrap p-value is not, below ~20 pairs).
+    """
+    base = np.asarray(baseline, dtype=float)
+    cand = np.asarray(candidate, dtype=float)
+    if base.shape != cand.shape:
+        raise ValueError("paired scores need as many baseline values as candidate values")
+    if is_binary(base) and is_binary(cand):
+        return "mcnemar", mcnemar(int(((cand > base)).sum()), int((cand < base).sum()))
+    return "sign", sign_test(cand - base)
+
+
+def paired_difference_interval(baseline: Sequence[float], candidate: Sequence[float],
+                               confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Paired bootstrap interval of the mean difference (candidate - baseline).
+
+    Resampling the per-sample differences is resampling the pairs: the pairing is kept.
+    """
+    differences = np.asarray(candidate, dtype=float) - np.asarray(baseline, dtype=float)
+    return bootstrap_interval(differences.tolist(), confidence)
+
+
+def adjust_pvalues(pvalues: Sequence[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values (scipy), for testing many grid cells at once."""
+    if len(pvalues) == 0:
+        return []
+    return [float(p) for p in stats.false_discovery_control(np.asarray(pvalues, dtype=float),
+                                                             method="bh")]

@@ -1,0 +1,324 @@
+"""Comparing runs: who they were, which samples pair up, and how each grid cell moved.
+
+Two runs are compared sample by sample: a sample of one run pairs with the sample of the other
+that has the same node id *and* the same stimulus hash (the same prompt, byte for byte). Each
+cell's change is then a paired difference, tested with an exact paired test (McNemar for 0/1
+scores, a sign test otherwise; ``stats.paired_test``), and the p-values of all the cells
+compared at once are adjusted for multiplicity (``stats.adjust_pvalues``).
+
+``compare_runs`` also draws the runs over each other (curves) and side by side (heatmaps).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Sequence
+from urllib.parse import urlsplit
+
+import numpy as np
+import pandas as pd
+
+from .experiments import Experiment
+from .stats import adjust_pvalues, mean_interval, paired_difference_interval, paired_test
+from .summary import cell_label
+
+OVERALL = "all cells"
+TOKENIZER = "o200k_base"  # the unit every spec's lengths are in (fixtures/tokenizer.py)
+
+
+# -- identity ----------------------------------------------------------------------------
+def endpoint_host(url: str | None) -> str | None:
+    """host[:port] of an endpoint URL: never its credentials, path or query."""
+    if not url:
+        return None
+    parts = urlsplit(url if "//" in url else f"//{url}")
+    if not parts.hostname:
+        return url if url in ("builtin", "terminal") else None
+    return f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname
+
+
+def run_identity(info: dict, frame: pd.DataFrame) -> dict:
+    """What a run was: model, endpoint host, judge, tokenizer, sampling, scale, seeds, versions.
+
+    From the store's ``runs.info`` (the options the run was started with) and its records (the
+    model identity each sample was answered by).
+    """
+    options = info.get("options", {})
+    model = dict(info.get("model") or {})
+    if not model and not frame.empty and "model.name" in frame:
+        named = frame.dropna(subset=["model.name"])
+        if not named.empty:
+            first = named.iloc[0]
+            model = {"name": first["model.name"], "endpoint": first.get("model.endpoint")}
+    sampling = {}
+    if not frame.empty:
+        for column in sorted(c for c in frame.columns if c.startswith("model.sampling.")):
+            values = sorted({str(v) for v in frame[column].dropna()})
+            if values:
+                sampling[column.removeprefix("model.sampling.")] = ", ".join(values)
+    judge_model = options.get("judge_model")
+    judge = "deterministic (no LLM judge)" if not judge_model else (
+        f"{judge_model} @ {endpoint_host(options.get('judge_base_url') or options.get('base_url')) or 'default endpoint'}")
+    tokenizer = info.get("tokenizer") or {}
+    return {
+        "model": model.get("name") or options.get("model") or "embedded (default)",
+        "endpoint": endpoint_host(model.get("endpoint") or options.get("base_url")),
+        "judge": judge,
+        "tokenizer": tokenizer.get("name") if tokenizer else None,
+        "sampling": sampling,
+        "scale": options.get("scale"),
+        "seeds": {name: value for name, value in options.items() if "seed" in name},
+        "versions": {k: v for k, v in (info.get("versions") or {}).items() if v},
+    }
+
+
+# -- pairing -----------------------------------------------------------------------------
+def _keyed(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = frame.copy()
+    if "nodeid" not in frame or frame["nodeid"].isna().all():
+        frame["nodeid"] = frame["sample_id"]
+    return frame
+
+
+def stimulus_mismatches(baseline: pd.DataFrame, candidate: pd.DataFrame) -> list[str]:
+    """Samples present in both runs under the same id but with a different prompt."""
+    if baseline.empty or candidate.empty:
+        return []
+    merged = _keyed(baseline)[["nodeid", "stimulus_hash"]].merge(
+        _keyed(candidate)[["nodeid", "stimulus_hash"]], on="nodeid", suffixes=("_b", "_c"))
+    differ = merged[merged["stimulus_hash_b"] != merged["stimulus_hash_c"]]
+    return sorted(differ["nodeid"].tolist())
+
+
+def metric_column(experiment: Experiment, metric: str | None) -> str:
+    """``None`` is the headline metric; ``accuracy`` means the score ``scores.accuracy``."""
+    if metric is None:
+        return experiment.metric
+    return metric if "." in metric else f"scores.{metric}"
+
+
+def paired_scores(baseline: pd.DataFrame, candidate: pd.DataFrame, experiment: Experiment,
+                  column: str) -> pd.DataFrame:
+    """One row per paired sample with a value in both runs: the cell columns, base, cand."""
+    def usable(frame: pd.DataFrame) -> pd.DataFrame:
+        if frame.empty or column not in frame:
+            return pd.DataFrame(columns=["nodeid", "stimulus_hash", column, *experiment.cell])
+        frame = _keyed(frame)
+        frame = frame[(frame["experiment"] == experiment.name) & (frame["outcome"] == "ok")]
+        frame = frame.dropna(subset=[column])
+        for cell in experiment.cell:
+            if cell not in frame:
+                frame = frame.assign(**{cell: None})
+        return frame[["nodeid", "stimulus_hash", column, *experiment.cell]]
+
+    base = usable(baseline).rename(columns={column: "baseline"})
+    cand = usable(candidate).rename(columns={column: "candidate"})
+    pairs = cand.merge(base[["nodeid", "stimulus_hash", "baseline"]],
+                       on=["nodeid", "stimulus_hash"])
+    pairs["baseline"] = pairs["baseline"].astype(float)
+    pairs["candidate"] = pairs["candidate"].astype(float)
+    return pairs
+
+
+# -- cell deltas -------------------------------------------------------------------------
+@dataclasses.dataclass
+class CellDelta:
+    experiment: str
+    metric: str
+    cell: str  # "common=apple n=25", or OVERALL
+    pairs: int
+    baseline: float
+    candidate: float
+    delta: float  # candidate - baseline, mean over the pairs
+    ci_low: float  # paired bootstrap 95% interval of the delta
+    ci_high: float
+    test: str  # "mcnemar" or "sign"
+    p: float
+    p_adjusted: float = math.nan
+
+    def to_dict(self) -> dict:
+        return {k: (None if isinstance(v, float) and math.isnan(v) else v)
+                for k, v in dataclasses.asdict(self).items()}
+
+
+def _delta(experiment: Experiment, metric: str, cell: str, pairs: pd.DataFrame) -> CellDelta:
+    base, cand = pairs["baseline"].to_numpy(), pairs["candidate"].to_numpy()
+    test, p = paired_test(base, cand)
+    low, high = paired_difference_interval(base, cand)
+    return CellDelta(experiment.name, metric, cell, len(pairs), float(base.mean()),
+                     float(cand.mean()), float((cand - base).mean()), low, high, test, p)
+
+
+def compare_experiment(baseline: pd.DataFrame, candidate: pd.DataFrame,
+                       experiment: Experiment, metric: str | None = None,
+                       overall: bool = True) -> list[CellDelta]:
+    """Paired deltas of one metric per grid cell (and over all cells), unadjusted."""
+    column = metric_column(experiment, metric)
+    name = column.split(".")[-1]
+    pairs = paired_scores(baseline, candidate, experiment, column)
+    if pairs.empty:
+        return []
+    found = []
+    for _, cell in pairs.groupby(list(experiment.cell), sort=True, dropna=False):
+        found.append(_delta(experiment, name, cell_label(experiment, cell.iloc[0]), cell))
+    if overall and len(found) > 1:
+        found.append(_delta(experiment, name, OVERALL, pairs))
+    return found
+
+
+def adjust(deltas: Sequence[CellDelta]) -> None:
+    """Set every delta's multiplicity-adjusted p-value, the family being ``deltas``."""
+    for delta, adjusted in zip(deltas, adjust_pvalues([d.p for d in deltas])):
+        delta.p_adjusted = adjusted
+
+
+def format_deltas(deltas: Sequence[CellDelta]) -> str:
+    """A fixed-width difference table: cell, n pairs, baseline, candidate, delta [CI], p."""
+    header = ["experiment", "metric", "cell", "pairs", "baseline", "candidate",
+              "delta [95% CI]", "test", "p", "p adj"]
+    body = [[d.experiment, d.metric, d.cell, str(d.pairs), f"{d.baseline:.3f}",
+             f"{d.candidate:.3f}", f"{d.delta:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]",
+             d.test, _p(d.p), _p(d.p_adjusted)] for d in deltas]
+    widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
+    return "\n".join("  ".join(value.ljust(widths[i]) if i < 3 else value.rjust(widths[i])
+                               for i, value in enumerate(row)) for row in [header] + body)
+
+
+def _p(value: float) -> str:
+    if value is None or math.isnan(value):
+        return "—"
+    return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
+
+
+# -- several runs on one figure ----------------------------------------------------------
+@dataclasses.dataclass
+class RunData:
+    run_id: str
+    identity: dict
+    frame: pd.DataFrame
+
+    @property
+    def label(self) -> str:
+        return f"{self.run_id} ({self.identity.get('model')})"
+
+
+def _ok_values(frame: pd.DataFrame, experiment: Experiment) -> pd.DataFrame:
+    if frame.empty or experiment.metric not in frame:
+        return pd.DataFrame()
+    part = frame[(frame["experiment"] == experiment.name) & (frame["outcome"] == "ok")]
+    return part.dropna(subset=[experiment.metric])
+
+
+def _axes_columns(frames: Sequence[pd.DataFrame], experiment: Experiment) -> list[str]:
+    """Cell columns ordered by how many distinct values they take (most first)."""
+    distinct = {}
+    for column in experiment.cell:
+        values = set()
+        for frame in frames:
+            if column in frame:
+                values.update(frame[column].dropna().astype(str))
+        distinct[column] = len(values)
+    return sorted(experiment.cell, key=lambda c: (-distinct[c], -experiment.cell.index(c)))
+
+
+def _sorted_values(values) -> list:
+    values = list(dict.fromkeys(v for v in values if v is not None and v == v))
+    try:
+        return sorted(values, key=float)
+    except (TypeError, ValueError):
+        return sorted(values, key=str)
+
+
+def overlay_curves(runs: Sequence[RunData], experiment: Experiment, out_dir: Path) -> Path | None:
+    """The headline metric against the most varied cell column, one line per run."""
+    from . import plots
+
+    frames = [_ok_values(run.frame, experiment) for run in runs]
+    if all(f.empty for f in frames):
+        return None
+    x_column = _axes_columns(frames, experiment)[0]
+    xs = _sorted_values(v for f in frames if not f.empty for v in f[x_column])
+    numeric = all(isinstance(v, (int, float, np.integer, np.floating)) for v in xs)
+    positions = xs if numeric else list(range(len(xs)))
+    fig, (ax,) = plots.panel_grid(1, columns=1, size=(7.0, 4.0))
+    for run, frame in zip(runs, frames):
+        groups = [frame.loc[frame[x_column] == x, experiment.metric].tolist()
+                  if not frame.empty else [] for x in xs]
+        plots.interval_curve(ax, positions, groups, kind=experiment.metric_kind,
+                             label=run.label)
+    if numeric and len(xs) > 2 and max(xs) / max(min(xs), 1e-9) >= 20:
+        ax.set_xscale("log")
+    if not numeric:
+        ax.set_xticks(positions, [str(x) for x in xs])
+    ax.set_xlabel(x_column.split(".")[-1])
+    ax.set_ylabel(f"{experiment.metric.split('.')[-1]} (mean, 95% interval)")
+    ax.set_title(f"{experiment.name}: runs overlaid")
+    ax.legend(fontsize=7)
+    return plots.save_figure(fig, out_dir, f"{experiment.name}-curves.png")
+
+
+def side_by_side_heatmaps(runs: Sequence[RunData], experiment: Experiment,
+                          out_dir: Path) -> Path | None:
+    """One heatmap per run over the two most varied cell columns, then each run minus the first."""
+    from . import plots
+
+    if len(experiment.cell) < 2:
+        return None
+    frames = [_ok_values(run.frame, experiment) for run in runs]
+    if all(f.empty for f in frames):
+        return None
+    x_column, y_column = _axes_columns(frames, experiment)[:2]
+    xs = _sorted_values(v for f in frames if not f.empty for v in f[x_column])
+    ys = _sorted_values(v for f in frames if not f.empty for v in f[y_column])
+    matrices, counts = [], []
+    for frame in frames:
+        matrix = np.full((len(ys), len(xs)), np.nan)
+        count = np.zeros((len(ys), len(xs)))
+        for (i, y), (j, x) in ((a, b) for a in enumerate(ys) for b in enumerate(xs)):
+            if frame.empty:
+                continue
+            values = frame.loc[(frame[y_column] == y) & (frame[x_column] == x),
+                               experiment.metric]
+            mean, _, _, n = mean_interval(values.tolist(), experiment.metric_kind)
+            matrix[i, j], count[i, j] = mean, n
+        matrices.append(matrix)
+        counts.append(count)
+    panels = len(runs) + len(runs) - 1
+    fig, axes = plots.panel_grid(panels, columns=min(panels, 3),
+                                 size=(max(3.5, 0.7 * len(xs) + 1.5), max(2.5, 0.5 * len(ys) + 1.5)))
+    low = min(0.0, np.nanmin([np.nanmin(m) if not np.isnan(m).all() else 0 for m in matrices]))
+    high = max(1.0, np.nanmax([np.nanmax(m) if not np.isnan(m).all() else 1 for m in matrices]))
+    labels = dict(row_labels=[str(y) for y in ys], col_labels=[str(x) for x in xs])
+    for ax, run, matrix, count in zip(axes, runs, matrices, counts):
+        plots.heatmap(ax, matrix, counts=count, missing_label="no data", vmin=low, vmax=high,
+                      **labels)
+        ax.set_title(run.label, fontsize=7)
+        ax.set_xlabel(x_column.split(".")[-1])
+        ax.set_ylabel(y_column.split(".")[-1])
+    for ax, run, matrix in zip(axes[len(runs):], runs[1:], matrices[1:]):
+        difference = matrix - matrices[0]
+        spread = float(np.nanmax(np.abs(difference))) if not np.isnan(difference).all() else 0
+        spread = max(spread, 0.05)
+        plots.heatmap(ax, difference, missing_label="no data", vmin=-spread, vmax=spread,
+                      cmap="RdBu", **labels)
+        ax.set_title(f"{run.run_id} minus {runs[0].run_id}", fontsize=7)
+        ax.set_xlabel(x_column.split(".")[-1])
+    fig.suptitle(f"{experiment.name}: {experiment.metric.split('.')[-1]} per cell")
+    return plots.save_figure(fig, out_dir, f"{experiment.name}-heatmaps.png")
+
+
+def compare_runs(runs: Sequence[RunData], experiments: dict[str, Experiment]
+                 ) -> dict[str, list[CellDelta]]:
+    """Each later run's paired deltas against the first run, by run id.
+
+    The multiplicity family is one run's cells across all experiments.
+    """
+    found: dict[str, list[CellDelta]] = {}
+    for run in runs[1:]:
+        deltas = [delta for _, experiment in sorted(experiments.items())
+                  for delta in compare_experiment(runs[0].frame, run.frame, experiment)]
+        adjust(deltas)
+        found[run.run_id] = deltas
+    return found

@@ -1,0 +1,297 @@
+"""The CI gate: fail a run only when a metric dropped past its threshold *and* significantly.
+
+    pytest benchmarks -m repeated_words --baseline results/base/summary.json \\
+        --fail-on "repeated_words.levenshtein:-0.05" --fail-on "niah:-5%"
+
+A threshold ``EXPERIMENT[.METRIC]:DELTA`` names an experiment, optionally one of its scores
+(default: its headline metric), and the change that counts as a regression: ``-0.05`` (an
+absolute drop of more than 0.05) or ``-5%`` (relative to the baseline's mean); a positive
+delta gates a metric where lower is better. Every grid cell of the experiment, and the
+experiment over all its cells, is compared with the baseline sample by sample
+(``compare.compare_experiment``); a cell regresses when its mean change is past the threshold
+and its paired test is significant after the Benjamini-Hochberg adjustment across every cell
+the gate looked at.
+
+Exit statuses (pytest's own are 0-5): ``REGRESSION_EXIT`` (7) when a cell regressed,
+``NOT_COMPARABLE_EXIT`` (8) when the baseline cannot be compared (other stimuli, judge or
+tokenizer). No baseline yet (a missing file): the run is saved and passes with a warning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from .compare import (CellDelta, adjust, compare_experiment, metric_column, run_identity,
+                      stimulus_mismatches)
+from .experiments import Experiment
+from .records import SampleRecord
+from .store import ResultsStore, records_frame
+
+REGRESSION_EXIT = 7
+NOT_COMPARABLE_EXIT = 8
+DEFAULT_ALPHA = 0.05
+# The identity fields that must match for scores to be comparable (the model may differ:
+# a new model is exactly what one gates).
+MUST_MATCH = ("judge", "tokenizer")
+
+_THRESHOLD = re.compile(r"^(?P<experiment>[A-Za-z_][\w-]*)(?:\.(?P<metric>[\w.]+))?:"
+                        r"(?P<delta>[+-]?(?:\d+\.?\d*|\.\d+))(?P<percent>%)?$")
+
+
+class GateUsageError(ValueError):
+    """Bad gate input (a malformed threshold, an unknown run): one line naming the fix."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Threshold:
+    experiment: str
+    metric: str | None  # None: the experiment's headline metric
+    delta: float  # signed; a fraction when relative
+    relative: bool
+    text: str
+
+    def exceeded(self, delta: CellDelta) -> bool:
+        change = delta.delta
+        if self.relative:
+            if delta.baseline == 0:
+                change = math.copysign(math.inf, change) if change else 0.0
+            else:
+                change = change / abs(delta.baseline)
+        return change < self.delta if self.delta < 0 else change > self.delta
+
+
+def parse_threshold(text: str) -> Threshold:
+    match = _THRESHOLD.match(text.strip())
+    if not match:
+        raise GateUsageError(
+            f"--fail-on {text!r} is not EXPERIMENT[.METRIC]:DELTA; write e.g. "
+            "'niah.accuracy:-0.05' (an absolute drop) or 'repeated_words:-5%' (relative)")
+    delta = float(match["delta"])
+    if delta == 0:
+        raise GateUsageError(f"--fail-on {text!r}: the delta must not be 0; a negative delta "
+                             "gates a drop (higher is better), a positive one a rise")
+    relative = match["percent"] is not None
+    return Threshold(match["experiment"], match["metric"], delta / 100 if relative else delta,
+                     relative, text.strip())
+
+
+def check_thresholds(thresholds: Sequence[Threshold], experiments: dict[str, Experiment]) -> None:
+    for threshold in thresholds:
+        if threshold.experiment not in experiments:
+            raise GateUsageError(
+                f"--fail-on {threshold.text!r}: no experiment {threshold.experiment!r}; "
+                f"choose one of {', '.join(sorted(experiments)) or '(none declared)'}")
+
+
+# -- the baseline ------------------------------------------------------------------------
+@dataclasses.dataclass
+class Baseline:
+    source: str  # what --baseline named, for messages
+    run_id: str
+    identity: dict
+    frame: pd.DataFrame
+
+
+def _looks_like_path(spec: str) -> bool:
+    return "/" in spec or spec.endswith((".json", ".jsonl"))
+
+
+def load_baseline(spec: str, store: ResultsStore | None, current_run: str | None = None
+                  ) -> Baseline | None:
+    """The baseline named by ``--baseline``; None when it does not exist yet (first CI run).
+
+    ``spec`` is a run id in the store, ``latest`` (the newest other run), a ``summary.json``
+    (a run's own, or ``python -m reporting export RUN --format summary``) or a records
+    ``.jsonl`` file. An unknown run id is an error, not a missing baseline: it is a typo.
+    """
+    if _looks_like_path(spec):
+        path = Path(spec)
+        if not path.exists():
+            return None
+        if path.suffix == ".jsonl":
+            records = [SampleRecord.from_json(line) for line in
+                       path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            frame = records_frame(records)
+            run_id = records[0].run_id if records else path.stem
+            return Baseline(spec, run_id, run_identity({}, frame), frame)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise GateUsageError(f"--baseline {spec}: not JSON ({error}); pass a run's "
+                                 "summary.json or a records .jsonl") from None
+        if "samples" not in data or "identity" not in data:
+            raise GateUsageError(
+                f"--baseline {spec}: this summary has no per-sample scores to pair; write one "
+                "with `python -m reporting export RUN --format summary`")
+        frame = pd.json_normalize(data["samples"], sep=".") if data["samples"] \
+            else pd.DataFrame()
+        return Baseline(spec, data.get("run_id", path.parent.name), data["identity"], frame)
+    if store is None:
+        return None
+    if spec == "latest":
+        finished = [r["run_id"] for r in store.runs()
+                    if r["run_id"] != current_run and r["finished_at"]]
+        if not finished:
+            return None
+        spec_run = finished[-1]
+    else:
+        spec_run = spec
+    try:
+        info = store.run_info(spec_run)
+    except KeyError:
+        raise GateUsageError(
+            f"--baseline {spec!r}: no such run in {store.database}; list runs with "
+            f"`python -m reporting runs --results-dir {store.database.parent}` or pass a "
+            "summary.json path") from None
+    frame = store.frame(spec_run)
+    return Baseline(spec, spec_run, run_identity(info, frame), frame)
+
+
+def compact_samples(frame: pd.DataFrame) -> list[dict]:
+    """What the gate needs of each sample to pair it: ids, hash, outcome, params and scores."""
+    if frame.empty:
+        return []
+    keep = ["nodeid", "sample_id", "experiment", "stimulus_hash", "outcome"]
+    columns = [c for c in frame.columns if c in keep or c.startswith(("params.", "scores."))]
+    rows = []
+    for row in frame[columns].to_dict(orient="records"):
+        nested: dict = {}
+        for key, value in row.items():
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                continue
+            head, _, tail = key.partition(".")
+            if tail:
+                nested.setdefault(head, {})[tail] = value.item() if hasattr(value, "item") \
+                    else value
+            else:
+                nested[key] = value
+        rows.append(nested)
+    return rows
+
+
+# -- the verdict -------------------------------------------------------------------------
+@dataclasses.dataclass
+class Check:
+    threshold: Threshold
+    delta: CellDelta
+    exceeded: bool
+    significant: bool
+
+    @property
+    def regressed(self) -> bool:
+        return self.exceeded and self.significant
+
+
+@dataclasses.dataclass
+class Verdict:
+    baseline: str  # run id and source, for messages
+    alpha: float
+    checks: list[Check] = dataclasses.field(default_factory=list)
+    warnings: list[str] = dataclasses.field(default_factory=list)
+    refusal: str | None = None
+
+    @property
+    def regressions(self) -> list[Check]:
+        return [c for c in self.checks if c.regressed]
+
+    @property
+    def exit_status(self) -> int:
+        if self.refusal:
+            return NOT_COMPARABLE_EXIT
+        return REGRESSION_EXIT if self.regressions else 0
+
+    def lines(self) -> list[tuple[str, bool]]:
+        """Terminal lines, each with whether it is bad news (printed red)."""
+        out = [(f"gate: baseline {self.baseline}", False)]
+        out += [(f"gate: warning: {w}", False) for w in self.warnings]
+        if self.refusal:
+            return out + [(f"gate: REFUSED (exit {NOT_COMPARABLE_EXIT}): {self.refusal}", True)]
+        for check in self.regressions:
+            d = check.delta
+            out.append((
+                f"gate: REGRESSED {d.experiment} {d.metric} [{d.cell}]: {d.baseline:.3f} -> "
+                f"{d.candidate:.3f} ({d.delta:+.3f}, 95% CI [{d.ci_low:+.3f}, {d.ci_high:+.3f}], "
+                f"n={d.pairs} pairs; {d.test} p={d.p:.2g}, adjusted p={d.p_adjusted:.2g}) "
+                f"past --fail-on {check.threshold.text}", True))
+        unproven = [c for c in self.checks if c.exceeded and not c.significant]
+        for check in unproven:
+            d = check.delta
+            out.append((f"gate: not significant: {d.experiment} {d.metric} [{d.cell}] "
+                        f"{d.delta:+.3f} (n={d.pairs}, adjusted p={d.p_adjusted:.2g} >= "
+                        f"{self.alpha})", False))
+        if self.regressions:
+            out.append((f"gate: FAILED (exit {REGRESSION_EXIT}): {len(self.regressions)} "
+                        f"of {len(self.checks)} compared cells regressed", True))
+        else:
+            out.append((f"gate: passed: {len(self.checks)} cells compared, none dropped past "
+                        "its threshold with significance", False))
+        return out
+
+    def to_dict(self) -> dict:
+        return {"baseline": self.baseline, "alpha": self.alpha, "refusal": self.refusal,
+                "warnings": self.warnings, "exit_status": self.exit_status,
+                "checks": [{"threshold": c.threshold.text, "exceeded": c.exceeded,
+                            "significant": c.significant, "regressed": c.regressed,
+                            **c.delta.to_dict()} for c in self.checks]}
+
+
+def comparability_problem(baseline: Baseline, identity: dict,
+                          frame: pd.DataFrame) -> str | None:
+    """Why the two runs' scores cannot be compared, or None."""
+    for field in MUST_MATCH:
+        theirs, ours = baseline.identity.get(field), identity.get(field)
+        if theirs is not None and ours is not None and theirs != ours:
+            return (f"the {field} differs: baseline {baseline.run_id} used {theirs!r}, this "
+                    f"run {ours!r}; gate against a baseline made with the same {field}")
+    changed = stimulus_mismatches(baseline.frame, frame)
+    if changed:
+        return (f"the stimuli differ: {len(changed)} samples have another stimulus_hash than "
+                f"in baseline {baseline.run_id} (e.g. {changed[0]}); the prompts changed, so "
+                "record a new baseline")
+    return None
+
+
+def evaluate(thresholds: Sequence[Threshold], baseline: Baseline, identity: dict,
+             frame: pd.DataFrame, experiments: dict[str, Experiment],
+             alpha: float = DEFAULT_ALPHA) -> Verdict:
+    verdict = Verdict(f"{baseline.run_id} ({baseline.source})", alpha)
+    verdict.refusal = comparability_problem(baseline, identity, frame)
+    if verdict.refusal:
+        return verdict
+    if baseline.identity.get("model") != identity.get("model"):
+        verdict.warnings.append(f"the model differs: baseline {baseline.identity.get('model')}"
+                                f", this run {identity.get('model')}")
+    pending: list[tuple[Threshold, CellDelta]] = []
+    for threshold in thresholds:
+        experiment = experiments[threshold.experiment]
+        column = metric_column(experiment, threshold.metric)
+        ran_here = not frame.empty and (frame["experiment"] == experiment.name).any()
+        ran_there = not baseline.frame.empty and \
+            (baseline.frame["experiment"] == experiment.name).any()
+        if not ran_here or not ran_there:
+            verdict.warnings.append(f"{threshold.text}: {experiment.name} is not in "
+                                    f"{'this run' if not ran_here else 'the baseline'}; "
+                                    "not gated")
+            continue
+        if column not in frame:
+            scores = sorted(c.removeprefix("scores.") for c in frame.columns
+                            if c.startswith("scores."))
+            verdict.refusal = (f"--fail-on {threshold.text}: {experiment.name} records have no "
+                               f"score {column.removeprefix('scores.')!r}; its scores are "
+                               f"{', '.join(scores)}")
+            return verdict
+        deltas = compare_experiment(baseline.frame, frame, experiment, threshold.metric)
+        if not deltas:
+            verdict.warnings.append(f"{threshold.text}: no sample of {experiment.name} was "
+                                    "scored in both runs; not gated")
+        pending.extend((threshold, d) for d in deltas)
+    adjust([d for _, d in pending])
+    verdict.checks = [Check(t, d, t.exceeded(d), d.p_adjusted < alpha) for t, d in pending]
+    return verdict

@@ -1,0 +1,251 @@
+"""The self-contained HTML report of a run (and of a comparison of runs).
+
+One file, no network: plots are embedded as base64 PNGs, styles are inline, there is no
+script. It shows who the run was (model, endpoint host, judge, sampling, scale, seeds,
+versions), then per experiment its plots, its summary table (counts and 95% intervals, from
+``summary.summarize``) and, per grid cell, the samples behind it, worst first.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from pathlib import Path
+from typing import Callable, Sequence
+
+import pandas as pd
+
+from .compare import CellDelta, RunData, format_deltas, run_identity
+from .experiments import Experiment
+from .records import OUTCOMES
+from .summary import cell_label, summarize
+
+SAMPLES_PER_CELL = 10  # the worst ones; every record is in samples.jsonl and the store
+PROMPT_EXCERPT = 400
+OUTPUT_EXCERPT = 1200
+
+_STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px;
+       padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
+table { border-collapse: collapse; margin: .6em 0; font-size: 13px; }
+th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+img { max-width: 100%; border: 1px solid #eee; margin: .4em 0; display: block; }
+pre { white-space: pre-wrap; word-break: break-word; margin: 0; font-size: 12px;
+      max-height: 16em; overflow: auto; background: #fafafa; }
+details { margin: .3em 0; } summary { cursor: pointer; }
+.bad { color: #b00020; font-weight: 600; } .muted { color: #777; }
+"""
+
+
+# -- plots -------------------------------------------------------------------------------
+def render_plots(frame: pd.DataFrame, experiments: dict[str, Experiment], plots_dir: Path,
+                 warn: Callable[[str], None] = lambda message: None) -> dict[str, list[Path]]:
+    """Each experiment's declared plots, drawn from its records into ``plots_dir/<name>/``."""
+    rendered: dict[str, list[Path]] = {}
+    if frame.empty:
+        return rendered
+    for name, part in frame.groupby("experiment", sort=True):
+        experiment = experiments.get(name)
+        if experiment is None or experiment.render is None:
+            continue
+        out = plots_dir / name
+        out.mkdir(parents=True, exist_ok=True)
+        try:
+            rendered[name] = list(experiment.render(part.reset_index(drop=True), out))
+        except Exception as error:  # a plot bug must not lose the run's records or report
+            rendered[name] = []
+            warn(f"contextrot: plots of {name} failed: {type(error).__name__}: {error}")
+    return rendered
+
+
+def image_tag(path: Path, alt: str) -> str:
+    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
+
+
+# -- pieces ------------------------------------------------------------------------------
+def _e(value) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence], numeric: set[int] = frozenset()
+           ) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="num">{_e(v)}</td>' if i in numeric else f"<td>{v}</td>"
+                         for i, v in enumerate(row)) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _excerpt(text: str | None, limit: int) -> str:
+    if text is None:
+        return ""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]} [... {len(text) - 2 * half} characters ...] {text[-half:]}"
+
+
+def identity_section(run_id: str, info: dict, frame: pd.DataFrame, *, started: str = "",
+                     finished: str = "", exit_status=None) -> str:
+    identity = run_identity(info, frame)
+    counts = frame["outcome"].value_counts().to_dict() if not frame.empty else {}
+    rows = [
+        ("run", _e(run_id)), ("model", _e(identity["model"])),
+        ("endpoint host", _e(identity["endpoint"] or "—")), ("judge", _e(identity["judge"])),
+        ("tokenizer (target lengths)", _e(identity["tokenizer"] or "o200k_base")),
+        ("sampling", _e(", ".join(f"{k}={v}" for k, v in identity["sampling"].items()) or "—")),
+        ("scale", _e(identity["scale"] or "—")),
+        ("seeds", _e(", ".join(f"{k}={v}" for k, v in identity["seeds"].items())
+                     or "fixed in each experiment's grid")),
+        ("samples", _e(f"{len(frame)} recorded: " + ", ".join(
+            f"{o} {counts.get(o, 0)}" for o in OUTCOMES))),
+        ("started / finished", _e(f"{started or '—'} / {finished or '—'}")),
+        ("exit status", _e("—" if exit_status is None else exit_status)),
+        ("python, platform", _e(f"{info.get('python', '—')}, {info.get('platform', '—')}")),
+        ("versions", _e(", ".join(f"{k} {v}" for k, v in identity["versions"].items()))),
+    ]
+    if info.get("missing"):
+        rows.append(("missing samples", f'<span class="bad">{len(info["missing"])} sent no '
+                                        f"record: {_e(', '.join(info['missing'][:10]))}</span>"))
+    return "<h2>Run</h2>" + _table(["", ""], [(f"<b>{k}</b>", v) for k, v in rows])
+
+
+def summary_table(experiment: Experiment, rows: list[dict]) -> str:
+    metric = experiment.metric.split(".")[-1]
+    header = ["cell", f"{metric} (mean)", "95% interval", "n scored", *OUTCOMES,
+              "tokens in / out", "time s"]
+    body = []
+    for row in rows:
+        interval = "—" if row["ci_low"] is None else f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+        mean = "—" if row["mean"] is None else f"{row['mean']:.3f}"
+        body.append([_e(" ".join(f"{k}={v}" for k, v in row["cell"].items())), mean, interval,
+                     row["n"], *(row["outcomes"][o] for o in OUTCOMES),
+                     f"{row['prompt_tokens']} / {row['completion_tokens']}",
+                     f"{row['latency_s']:.1f}"])
+    return _table(header, body, numeric=set(range(1, len(header))))
+
+
+def _worst_first(cell: pd.DataFrame, experiment: Experiment) -> pd.DataFrame:
+    """Harness failures first (no score at all), then the lowest (or highest) scores."""
+    cell = cell.copy()
+    cell["_unscored"] = cell["outcome"] != "ok"
+    metric = cell[experiment.metric] if experiment.metric in cell else pd.Series(math.nan,
+                                                                                  cell.index)
+    cell["_order"] = pd.to_numeric(metric, errors="coerce")
+    return cell.sort_values(["_unscored", "_order"], ascending=[False,
+                                                                experiment.higher_is_better],
+                            na_position="first", kind="stable")
+
+
+def samples_section(frame: pd.DataFrame, experiment: Experiment) -> str:
+    if frame.empty:
+        return ""
+    frame = frame.copy()
+    for column in experiment.cell:
+        if column not in frame:
+            frame[column] = None
+    score_columns = sorted(c for c in frame.columns if c.startswith("scores."))
+    parts = ["<h3>Samples behind each cell, worst first</h3>"]
+    for _, cell in frame.groupby(list(experiment.cell), sort=True, dropna=False):
+        ordered = _worst_first(cell, experiment)
+        shown = ordered.head(SAMPLES_PER_CELL)
+        rows = []
+        for _, sample in shown.iterrows():
+            prompt = ""
+            messages = sample.get("messages")
+            if isinstance(messages, list) and messages:
+                prompt = messages[-1].get("content", "")
+            scores = ", ".join(f"{c.removeprefix('scores.')}={_fmt(sample[c])}"
+                               for c in score_columns if _present(sample[c]))
+            outcome = _e(sample["outcome"])
+            if sample["outcome"] != "ok":
+                outcome = f'<span class="bad">{outcome}</span>: {_e(sample.get("reason", ""))}'
+            rows.append([_e(sample.get("sample_id")), outcome,
+                         f"<pre>{_e(_excerpt(prompt, PROMPT_EXCERPT))}</pre>",
+                         f"<pre>{_e(_excerpt(sample.get('output'), OUTPUT_EXCERPT))}</pre>",
+                         _e(scores)])
+        more = len(ordered) - len(shown)
+        note = f' <span class="muted">({more} more in samples.jsonl)</span>' if more else ""
+        parts.append(f"<details><summary>{_e(cell_label(experiment, cell.iloc[0]))}: "
+                     f"{len(cell)} samples{note}</summary>"
+                     + _table(["sample", "outcome", "prompt (excerpt)", "output", "scores"], rows)
+                     + "</details>")
+    return "".join(parts)
+
+
+def _present(value) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def _fmt(value) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def page(title: str, body: str) -> str:
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+            f"<title>{_e(title)}</title><style>{_STYLE}</style></head>"
+            f"<body><h1>{_e(title)}</h1>{body}</body></html>")
+
+
+# -- the run report ----------------------------------------------------------------------
+def build_report(run_id: str, info: dict, frame: pd.DataFrame,
+                 experiments: dict[str, Experiment], plots: dict[str, list[Path]], *,
+                 run_row: dict | None = None, gate_lines: Sequence[tuple[str, bool]] = ()) -> str:
+    run_row = run_row or {}
+    body = [identity_section(run_id, info, frame, started=run_row.get("started_at", ""),
+                             finished=run_row.get("finished_at", ""),
+                             exit_status=run_row.get("exit_status"))]
+    if gate_lines:
+        body.append("<h2>Gate</h2>" + "".join(
+            f'<p class="{"bad" if bad else ""}">{_e(line)}</p>' for line, bad in gate_lines))
+    names = sorted(frame["experiment"].unique()) if not frame.empty else []
+    for name in names:
+        part = frame[frame["experiment"] == name].reset_index(drop=True)
+        experiment = experiments.get(name)
+        if experiment is None:
+            body.append(f"<h2>{_e(name)}</h2><p class='muted'>{len(part)} records; this "
+                        "experiment is not declared here, so it is not summarized.</p>")
+            continue
+        body.append(f"<h2>{_e(name)}: {_e(experiment.title)}</h2>")
+        for path in plots.get(name, []):
+            body.append(image_tag(path, f"{name}: {Path(path).stem}"))
+        if not plots.get(name):
+            body.append("<p class='muted'>no plots</p>")
+        body.append(summary_table(experiment, summarize(part, experiment)))
+        body.append(samples_section(part, experiment))
+    if not names:
+        body.append("<p class='muted'>no sample records in this run</p>")
+    return page(f"contextrot run {run_id}", "".join(body))
+
+
+def write_run_report(store, run_id: str, experiments: dict[str, Experiment], run_dir: Path,
+                     warn: Callable[[str], None] = lambda message: None) -> Path:
+    """Re-render a stored run's plots and report from the store alone (no model is called)."""
+    frame = store.frame(run_id)
+    plots = render_plots(frame, experiments, run_dir / "plots", warn)
+    row = next((r for r in store.runs() if r["run_id"] == run_id), {})
+    path = run_dir / "report.html"
+    path.write_text(build_report(run_id, store.run_info(run_id), frame, experiments, plots,
+                                 run_row=row), encoding="utf-8")
+    return path
+
+
+# -- the comparison page -----------------------------------------------------------------
+def build_comparison(runs: Sequence[RunData], figures: dict[str, list[Path]],
+                     deltas: dict[str, list[CellDelta]]) -> str:
+    rows = [[_e(r.run_id), _e(r.identity["model"]), _e(r.identity["endpoint"] or "—"),
+             _e(r.identity["judge"]), _e(r.identity["scale"] or "—"), len(r.frame)]
+            for r in runs]
+    body = ["<h2>Runs</h2>", _table(["run", "model", "endpoint host", "judge", "scale",
+                                     "samples"], rows, numeric={5})]
+    for name, paths in sorted(figures.items()):
+        body.append(f"<h2>{_e(name)}</h2>")
+        body.extend(image_tag(p, f"{name}: {Path(p).stem}") for p in paths)
+    for run_id, found in deltas.items():
+        body.append(f"<h2>{_e(run_id)} minus {_e(runs[0].run_id)}: paired differences</h2>")
+        body.append(f"<pre>{_e(format_deltas(found)) if found else 'no paired samples'}</pre>")
+    return page("contextrot comparison: " + " vs ".join(r.run_id for r in runs), "".join(body))
