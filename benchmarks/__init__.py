@@ -13,11 +13,19 @@ from types import ModuleType
 
 
 def experiment_packages() -> list[ModuleType]:
-    """Every experiment package, in name order (collection must be deterministic)."""
+    """Every importable experiment package, in name order (collection must be deterministic).
+
+    A package that fails to import is left out here; its test module then fails to import
+    during collection, which fails the run loudly and names the error.
+    """
     found = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if info.ispkg:
+        if not info.ispkg:
+            continue
+        try:
             module = importlib.import_module(f"{__name__}.{info.name}")
-            if hasattr(module, "EXPERIMENT"):
-                found.append(module)
+        except Exception:
+            continue
+        if hasattr(module, "EXPERIMENT"):
+            found.append(module)
     return found
