@@ -1,0 +1,114 @@
+"""The stimulus: a haystack of the target length holding distractors and the needle.
+
+Token budget: the prompt's o200k length (template, haystack, distractors and needle) is the
+sample's ``length``. The template's overhead and the insertions are counted first and the
+haystack gets the rest, as in the original; the realised count is measured and stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from . import haystack
+from .grid import NiahSample
+from .needles import Needle, Question
+
+# The spec's template, verbatim (niah-extension.md), sent as one user message.
+SPEC_TEMPLATE = """You are a helpful AI bot that answers questions for a user. Keep your response short and direct
+
+<document_content>
+{haystack_with_needle}
+<document_content>
+
+Here is the user question:
+<question>
+{retrieval_question}
+<question>
+
+Don't give information outside the document or repeat your findings.
+Assistant: Here is the most relevant information in the documents:"""
+# The original's f-string byte for byte (originals.md 2.5: 4-space indents, unclosed tags).
+ORIGINAL_TEMPLATE = (
+    "You are a helpful AI bot that answers questions for a user. Keep your response short "
+    "and direct\n\n    <document_content>\n    {haystack_with_needle}\n    <document_content>"
+    "\n\n    Here is the user question:\n    <question>\n    {retrieval_question}\n    "
+    "<question>\n    \n    Don't give information outside the document or repeat your "
+    "findings.\n    Assistant: Here is the most relevant information in the documents:\n    ")
+# The spec's wording with the tags closed.
+CLOSED_TEMPLATE = SPEC_TEMPLATE.replace(
+    "{haystack_with_needle}\n<document_content>", "{haystack_with_needle}\n</document_content>"
+).replace("{retrieval_question}\n<question>", "{retrieval_question}\n</question>")
+TEMPLATES = {"spec": SPEC_TEMPLATE, "original": ORIGINAL_TEMPLATE, "closed": CLOSED_TEMPLATE}
+MAX_OUTPUT_TOKENS = 256
+MIN_HAYSTACK_TOKENS = 100  # the original skips a length whose haystack budget is this or less
+
+
+class TooShort(ValueError):
+    """The length leaves no room for a haystack once the template and insertions are in."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Stimulus:
+    prompt: str
+    prompt_tokens: int  # o200k count of the whole prompt
+    haystack_budget: int  # tokens the haystack was cut to
+    needle_offset: int  # character offset of the needle in the document
+    needle_depth_realised: float  # that offset as a percent of the document without the needle
+    distractor_indices: tuple[int, ...]  # which of the question's distractors, in order
+    distractor_offsets: tuple[int, ...]  # their character offsets in the haystack
+
+
+def build(sample: NiahSample, question: Question, needle: Needle, tokenizer, *,
+          template: str = SPEC_TEMPLATE, include_bible: bool = False) -> Stimulus:
+    chosen = choose_distractors(sample, len(question.distractors))
+    distractors = [question.distractors[i].text for i in chosen]
+    overhead = tokenizer.count(template.format(haystack_with_needle="",
+                                               retrieval_question=question.question))
+    insertions = sum(tokenizer.count(" " + text) for text in [needle.text, *distractors])
+    budget = sample.length - overhead - insertions
+    if budget <= MIN_HAYSTACK_TOKENS:
+        raise TooShort(f"{sample.length} tokens leave {budget} for the haystack after the "
+                       f"template ({overhead}) and the insertions ({insertions})")
+    hay = haystack_text(sample, tokenizer, budget, include_bible)
+    offsets = distractor_offsets(hay, sample.distractor_seed, len(distractors))
+    with_distractors = haystack.insert_at_offsets(hay, list(zip(offsets, distractors)))
+    document = haystack.insert_at_depth(with_distractors, needle.text, sample.depth)
+    prompt = template.format(haystack_with_needle=document,
+                             retrieval_question=question.question)
+    at = document.index(needle.text)
+    return Stimulus(prompt=prompt, prompt_tokens=tokenizer.count(prompt), haystack_budget=budget,
+                    needle_offset=at,
+                    needle_depth_realised=round(100 * at / max(len(with_distractors), 1), 2),
+                    distractor_indices=tuple(chosen), distractor_offsets=tuple(offsets))
+
+
+def haystack_text(sample: NiahSample, tokenizer, budget: int, include_bible: bool) -> str:
+    if sample.mode == "seq":
+        return haystack.sequential_haystack(tokenizer, budget, sample.start_offset,
+                                            include_bible=include_bible)
+    return haystack.shuffled_haystack(tokenizer, budget, sample.shuffle_seed,
+                                      include_bible=include_bible)
+
+
+def choose_distractors(sample: NiahSample, available: int) -> list[int]:
+    """Which distractors (indices), seeded per trial: the same at every depth."""
+    rng = random.Random(sample.distractor_seed + "/which")
+    return rng.sample(range(available), sample.distractors)
+
+
+def distractor_offsets(text: str, seed: str, count: int, attempts: int = 20) -> list[int]:
+    """``count`` distinct seeded sentence boundaries of the haystack (before the needle).
+
+    A draw that lands on a boundary already taken is redrawn (a few times), so distractors
+    do not pile up where boundaries are sparse.
+    """
+    rng = random.Random(seed + "/where")
+    offsets: list[int] = []
+    for _ in range(count):
+        for _ in range(attempts):
+            offset = haystack.boundary_before(text, int(len(text) * rng.uniform(0.02, 0.98)))
+            if offset not in offsets:
+                break
+        offsets.append(offset)
+    return offsets
