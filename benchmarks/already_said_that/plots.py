@@ -59,8 +59,10 @@ def _plain(value):
     return value.item() if hasattr(value, "item") else value
 
 
-def _total(rows: pd.DataFrame, column: str) -> int:
-    return int(pd.to_numeric(_column(rows, column), errors="coerce").fillna(0).sum())
+def _total(rows: pd.DataFrame, column: str) -> int | None:
+    """The column's sum; None when no record has it (a built-in solver reports no usage)."""
+    values = pd.to_numeric(_column(rows, column), errors="coerce").dropna()
+    return int(values.sum()) if len(values) else None
 
 
 def metric_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -94,9 +96,10 @@ def metric_table(frame: pd.DataFrame) -> pd.DataFrame:
             "served_completion_tokens": _total(ok, "completion_tokens"),
             "o200k_input_tokens": _total(ok, "details.o200k_input_tokens"),
             "o200k_output_tokens": _total(ok, "details.o200k_output_tokens"),
-            "o200k_input_tokens_per_sample": (_total(ok, "details.o200k_input_tokens") / n_ok
-                                              if n_ok else math.nan),
-            "model_calls": _total(group, "model_calls") + _total(group, "cached_calls"),
+            "o200k_input_tokens_per_sample": ((_total(ok, "details.o200k_input_tokens") or 0)
+                                              / n_ok if n_ok else math.nan),
+            "model_calls": (_total(group, "model_calls") or 0)
+            + (_total(group, "cached_calls") or 0),
         })
     table = pd.DataFrame(rows)
     table["_order"] = table["variant"].map(order).fillna(len(order))
@@ -115,6 +118,11 @@ def _fmt(value, digits: int = 2) -> str:
     if isinstance(value, float) and value.is_integer() and digits == 0:
         return str(int(value))
     return f"{value:.{digits}f}"
+
+
+def _count(value) -> str:
+    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else str(int(value))
 
 
 def _with_interval(row, name: str, digits: int = 2, count: str | None = None) -> str:
@@ -137,7 +145,8 @@ def markdown(table: pd.DataFrame) -> str:
                    _fmt(row.get("median_num_distractors"), 1),
                    _fmt(row.get("max_num_distractors"), 0),
                    _fmt(row.get("min_num_distractors"), 0),
-                   _fmt(row["random_baseline_turns"]), str(row["reached_max_turns"]),
+                   _fmt(row["random_baseline_turns"]),
+                   _fmt(row["random_baseline_distractors"]), str(row["reached_max_turns"]),
                    str(row["context_full"])]
                   for _, row in table.iterrows()]
     error_rows = [[row["model"], variant(row),
@@ -154,9 +163,9 @@ def markdown(table: pd.DataFrame) -> str:
                    _with_interval(row, "violation_per_turn", 3, "violation_per_turn_n")]
                   for _, row in table.iterrows()]
     token_rows = [[row["model"], variant(row), str(int(row["n_samples"])),
-                   str(row["model_calls"]), str(row["served_prompt_tokens"]),
-                   str(row["served_completion_tokens"]), str(row["o200k_input_tokens"]),
-                   str(row["o200k_output_tokens"]),
+                   str(row["model_calls"]), _count(row["served_prompt_tokens"]),
+                   _count(row["served_completion_tokens"]), _count(row["o200k_input_tokens"]),
+                   _count(row["o200k_output_tokens"]),
                    _fmt(row["o200k_input_tokens_per_sample"], 0)]
                   for _, row in table.iterrows()]
     settings = sorted({", ".join(f"{s}={row[s]}" for s in SETTINGS if s in row)
@@ -170,7 +179,8 @@ def markdown(table: pd.DataFrame) -> str:
         "## Turns and distractors survived", "",
         _markdown_table(["model", "variant", "n", "outcomes", "avg turns [95% CI]", "sd",
                          "median", "max", "min", "avg distractors [95% CI]", "sd", "median",
-                         "max", "min", "random baseline turns", "reached max",
+                         "max", "min", "random baseline turns",
+                         "random baseline distractors", "reached max",
                          "context full"], turns_rows), "",
         "## Errors", "",
         "FP/FN rate: fraction of samples that *ended* on that error (the original's). "
