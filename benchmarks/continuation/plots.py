@@ -1,0 +1,148 @@
+"""The run's CSV and its two pages of graphs, drawn from records (never from a model).
+
+Page 1 holds the spec's two graphs: left, diversity and creativity (vocabulary diversity; up
+means more varied wording); right, degradation (cloze score; up means simpler, more
+predictable text, and a flagged tier is marked). Page 2 holds the other metrics. Every curve
+is the round mean with its 95% interval as a band; dashed lines are the ground truth (the
+text's real continuation), dotted lines the context window the model read. The x axis is the
+tier in tokens (K = 1,024), on a log scale. ``compare.py`` draws the same pages for several
+runs at once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from reporting import plots
+
+from .grid import tier_label
+from .table import tier_table
+
+CSV_NAME = "continuation.csv"
+PAGE_ONE = (("vocabulary_diversity", "Vocabulary diversity (type/token)",
+             "Diversity and creativity (up: more varied wording)"),
+            ("cloze_score", "Cloze score", "Degradation (up: simpler, more predictable text)"))
+PAGE_TWO = (("pct_unfamiliar_words", "Unfamiliar words (fraction)"),
+            ("avg_sentence_length", "Average sentence length (words)"),
+            ("sentence_length_variance", "Sentence length variance"),
+            ("continuation_tokens", "Continuation length (o200k tokens)"),
+            ("moving_ttr_100", "Moving type/token ratio (100 words)"),
+            ("bigram_repetition", "Bigram repetition rate"))
+TRUTH_COLOUR = "#2FB874"
+
+
+def render(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
+    table = tier_table(frame)
+    if table.empty:
+        return []
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    csv = out_dir / CSV_NAME
+    table.to_csv(csv, index=False, float_format="%.6g")
+    return [csv, *pages([(run_label(table), table)], out_dir, "continuation")]
+
+
+def run_label(table: pd.DataFrame) -> str:
+    return f"{table['model'].iloc[0]} / {table['text'].iloc[0]}"
+
+
+def pages(runs: list[tuple[str, pd.DataFrame]], out_dir: Path, stem: str) -> list[Path]:
+    """Both pages for one or several runs (each a label and its tier table)."""
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    for ax, (metric, label, title) in zip(axes, PAGE_ONE):
+        for i, (name, table) in enumerate(runs):
+            _curve(ax, table, metric, name, colours[i % len(colours)], references=True,
+                   flag=metric == "cloze_score", counts=len(runs) == 1)
+        _axes(ax, label, title)
+    fig.suptitle(_title(runs), fontsize=11)
+    _note(fig, runs)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.95))
+    first = plots.save_figure(fig, out_dir, f"{stem}.png")
+
+    fig, axes = plots.panel_grid(len(PAGE_TWO), columns=3, size=(5.2, 3.6))
+    for ax, (metric, label) in zip(axes, PAGE_TWO):
+        for i, (name, table) in enumerate(runs):
+            _curve(ax, table, metric, name, colours[i % len(colours)],
+                   references=metric != "continuation_tokens", flag=False, counts=False)
+        _axes(ax, label, label)
+    fig.suptitle(_title(runs) + ": other metrics", fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    second = plots.save_figure(fig, out_dir, f"{stem}-metrics.png")
+    return [first, second]
+
+
+def _curve(ax, table, metric, name, colour, *, references, flag, counts):
+    rows = table[table[f"{metric}_n"] > 0] if f"{metric}_n" in table else table.iloc[0:0]
+    if len(rows):
+        x = rows["context"].astype(float).to_numpy()
+        ax.plot(x, rows[f"{metric}_mean"], marker="o", markersize=3.5, color=colour,
+                linewidth=1.3, label=name)
+        ax.fill_between(x, rows[f"{metric}_ci_low"].astype(float),
+                        rows[f"{metric}_ci_high"].astype(float), color=colour, alpha=0.18,
+                        linewidth=0)
+        if counts:
+            for xi, yi, n in zip(x, rows[f"{metric}_mean"], rows[f"{metric}_n"]):
+                ax.annotate(f"n={int(n)}", (xi, yi), textcoords="offset points",
+                            xytext=(0, 6), ha="center", fontsize=6)
+        if flag and "degraded" in rows:
+            bad = rows[rows["degraded"].astype(bool)]
+            ax.scatter(bad["context"], bad[f"{metric}_mean"], marker="^", s=60,
+                       facecolors="none", edgecolors="red", zorder=5,
+                       label="degradation flagged" if counts else None)
+    if references and f"truth_{metric}" in table and table[f"truth_{metric}"].notna().any():
+        ax.axhline(float(table[f"truth_{metric}"].dropna().iloc[0]), color=colour
+                   if not counts else TRUTH_COLOUR, linestyle="--", linewidth=1,
+                   label=f"ground truth ({name})" if not counts else "ground truth")
+    if references and f"context_{metric}" in table and counts:
+        ax.plot(table["context"].astype(float), table[f"context_{metric}"].astype(float),
+                color="#888888", linestyle=":", linewidth=1, label="context window (human)")
+
+
+def _axes(ax, label, title):
+    ax.set_xscale("log", base=2)
+    ticks = sorted({int(x) for line in ax.get_lines() for x in np.atleast_1d(line.get_xdata())
+                    if np.isfinite(x) and x > 0})
+    if ticks:
+        ax.set_xticks(ticks, [tier_label(t) for t in ticks], fontsize=7)
+        ax.minorticks_off()
+    ax.set_xlabel("Context tier (tokens, K = 1,024)", fontsize=8)
+    ax.set_ylabel(label, fontsize=8)
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=6)
+
+
+def _title(runs) -> str:
+    if len(runs) == 1:
+        return f"Continuation from a fixed point: {runs[0][0]}"
+    return f"Continuation from a fixed point: {len(runs)} runs"
+
+
+def _note(fig, runs) -> None:
+    """Sample sizes, sampling options and anything refused or cut, under the graphs."""
+    notes = []
+    for name, table in runs:
+        first = table.iloc[0]
+        text = (f"{name}: rounds per tier {int(table['rounds'].max())}, max_tokens "
+                f"{_value(first, 'max_tokens')}, temp {_value(first, 'temperature')}, "
+                f"seed {_value(first, 'seed')}, point {_value(first, 'continuation_point_tokens')}"
+                " tokens")
+        unsupported = _value(first, "unsupported_params")
+        if unsupported:
+            text += f"; refused by the endpoint: {unsupported}"
+        if str(_value(first, "input_truncated")) == "True":
+            text += "; INPUT TRUNCATED at extraction"
+        notes.append(text)
+    fig.text(0.01, 0.01, "\n".join(notes[:6]), fontsize=6, va="bottom")
+
+
+def _value(row, column):
+    value = row.get(column) if hasattr(row, "get") else None
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    return value

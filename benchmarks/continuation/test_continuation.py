@@ -1,0 +1,55 @@
+"""Each case continues the text once at one tier; odd prose is data, only a harness failure fails."""
+
+import pytest
+
+from fixtures.parametrize import parametrize_samples
+
+from . import EXPERIMENT, grid, sampling, scoring, stimulus
+from .text import TextUnavailable
+
+SHORT_FRACTION = 0.6  # a continuation under 60% of max_tokens is flagged short (not retried)
+
+
+def prepared(config):
+    """The settings and the prepared text (cached per process); bad input is a usage error."""
+    try:
+        settings = grid.settings(config)
+        point = settings.continuation_point or stimulus.default_point(settings.ceiling)
+        return settings, stimulus.prepare(settings.text, point, settings.max_tokens)
+    except (ValueError, TextUnavailable) as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def pytest_generate_tests(metafunc):
+    if "sample" not in metafunc.fixturenames:
+        return
+    settings, source = prepared(metafunc.config)
+    parametrize_samples(metafunc, EXPERIMENT.name, grid.build(settings, source.document.name),
+                        smoke=lambda s: (s.context, s.round) == grid.SMOKE)
+
+
+def test_continuation(sample, model, tokenizer, record, pytestconfig):
+    settings, source = prepared(pytestconfig)
+    budget = stimulus.text_budget(sample.context, settings.max_tokens, settings.token_allowance)
+    window = stimulus.window(source, budget)
+    content = stimulus.prompt(window.text)
+    record.stimulus([{"role": "user", "content": content}],
+                    target_tokens=tokenizer.count(content), max_tokens=settings.max_tokens,
+                    truth=source.truth, sampling=settings.sampling(),
+                    temperature=settings.temperature, seed=settings.seed + sample.round)
+    record.detail(**source.report(), window_start_char=window.start_char,
+                  window_tokens=tokenizer.count(window.text), text_budget=budget,
+                  base_seed=settings.seed, truth=scoring.metrics(source.truth),
+                  context=scoring.metrics(window.text) if window.text else {})
+    if window.skip_reason:
+        record.skip(window.skip_reason)
+    record.skip_unless_fits(model)
+
+    completion = sampling.ask(record, model, temperature=settings.temperature,
+                              sampling=settings.sampling(), seed=settings.seed + sample.round,
+                              replicate=sample.round)
+    if not completion.ok:
+        return
+    length = tokenizer.count(completion.text)
+    record.score(**scoring.metrics(completion.text), continuation_tokens=length)
+    record.detail(short=length < SHORT_FRACTION * settings.max_tokens)
