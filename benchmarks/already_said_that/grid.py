@@ -1,7 +1,8 @@
 """The grid: distractor variants x word lists; one sample is one whole conversation.
 
 Ids read ``which_is_heavier-s007`` (variant, word-list number); a sample with a turn limit
-other than the protocol's 100 carries it too (``-t4``), so ``-k`` selects exactly.
+other than the protocol's 100 carries it too (``which_is_heavier-t4-s007``), so ``-k``
+selects exactly.
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ class AlreadySaidThatSample(SampleParams):
 
     @property
     def id(self) -> str:
+        # The turn limit comes before the list so that no id is a prefix of another.
         turns = "" if self.max_turns == MAX_TURNS else f"-t{self.max_turns}"
-        return f"{self.variant}-s{self.index:03d}{turns}"
+        return f"{self.variant}{turns}-s{self.index:03d}"
 
     @property
     def rng_seed(self) -> str:

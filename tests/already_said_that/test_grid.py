@@ -13,7 +13,9 @@ def test_test_scale_is_five_variants_of_three_lists_plus_the_smoke_conversation(
     assert [s.variant for s in samples[::3][:5]] == list(grid.VARIANTS)
     smoke = [s for s in samples if grid.smoke_rule(samples)(s)]
     assert len(smoke) == 1 and smoke[0].max_turns == grid.SMOKE_MAX_TURNS
-    assert smoke[0].id.endswith(f"-t{grid.SMOKE_MAX_TURNS}")
+    assert smoke[0].id == f"which_is_heavier-t{grid.SMOKE_MAX_TURNS}-s{smoke[0].index:03d}"
+    ids = [s.id for s in samples]
+    assert not any(a != b and b.startswith(a) for a in ids for b in ids)  # -k is exact
     assert len({s.id for s in samples}) == len(samples)
 
 
