@@ -82,12 +82,15 @@ def score(sample: RepeatedWordsSample, output: str) -> dict:
 def refusal_reason(sample: RepeatedWordsSample, output: str | None) -> str | None:
     """The spec's two heuristics: words other than the pair, and fewer than 15 common words.
 
-    Both must hold (an empty output is a refusal by itself). Returns why, or None.
+    Both must hold (an empty output is a refusal by itself). Returns why, or None. As in the
+    original, the common word is counted wherever it stands as a word, punctuation around it
+    included ("apple," counts): a sloppy copy is an attempt, not a refusal. Unlike the
+    original, "apples" does not count as "apple".
     """
     if output is None or not output.strip():
         return "empty output"
-    scores = score(sample, output)
-    if scores["other_words"] and scores["common_count"] < REFUSAL_MIN_COMMON:
-        return (f"{scores['other_words']} other words and only {scores['common_count']} "
-                f"copies of {sample.common!r}")
+    other_words = score(sample, output)["other_words"]
+    copies = len(re.findall(rf"(?<!\w){re.escape(sample.common)}(?!\w)", output))
+    if other_words and copies < REFUSAL_MIN_COMMON:
+        return f"{other_words} other words and only {copies} copies of {sample.common!r}"
     return None

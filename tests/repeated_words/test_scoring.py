@@ -73,6 +73,13 @@ def test_refusal_needs_other_words_and_few_common_words(output, refused):
     assert (scoring.refusal_reason(APPLE, output) is not None) is refused
 
 
+def test_a_sloppy_copy_with_punctuation_is_an_attempt_not_a_refusal():
+    sample = Sample("apple", "apples", 40, 4)
+    output = "The exact same text is: " + ", ".join(["apple"] * 20)
+    assert scoring.refusal_reason(sample, output) is None
+    assert scoring.refusal_reason(sample, "Text: " + ", ".join(["apples"] * 20)) is not None
+
+
 def test_an_attempt_with_many_copies_and_a_remark_is_not_a_refusal():
     sample = Sample("apple", "apples", 30, 4)
     output = "Sure! " + stimulus.gold_text(sample)
