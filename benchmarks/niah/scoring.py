@@ -96,7 +96,7 @@ def parse_verdict(text: str | None) -> bool | None:
     return words.pop() == "true"
 
 
-LABEL = re.compile(r"(?<![\w.])(-?\d+)(?!\w)")  # "2", "2.", not "3.5"
+LABEL = re.compile(r"(?<![\w.])(-?\d+)(?!\w|\.\d)")  # "2", "2.", not "3.5"
 
 
 def parse_distractor_label(text: str | None, count: int) -> int | None:

@@ -1,0 +1,110 @@
+"""Token budgets, distractor placement and seeded reproducibility of NIAH stimuli."""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchmarks.niah import grid, needles, stimulus
+from fixtures.tokenizer import o200k
+
+QUESTION = needles.load()[0]
+NEEDLE = QUESTION.needles[0]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def build(mode="seq", length=2_000, depth=50, distractors=0, trial=0, **options):
+    sample = grid.NiahSample(mode, QUESTION.id, NEEDLE.id, length, depth, distractors, trial)
+    return stimulus.build(sample, QUESTION, NEEDLE, o200k(), **options)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mode=st.sampled_from(grid.MODES), length=st.integers(300, 30_000),
+       depth=st.integers(0, 100), distractors=st.sampled_from(grid.DISTRACTOR_COUNTS),
+       trial=st.integers(0, 4))
+def test_prompt_hits_the_token_budget(mode, length, depth, distractors, trial):
+    built = build(mode, length, depth, distractors, trial)
+    assert built.prompt_tokens == o200k().count(built.prompt)
+    assert abs(built.prompt_tokens - length) <= 3
+    assert built.prompt.count(NEEDLE.text) == 1
+    for index in built.distractor_indices:
+        assert built.prompt.count(QUESTION.distractors[index].text) == 1
+
+
+@pytest.mark.parametrize("length", [100_000, 900_000])
+def test_long_prompts_hit_the_budget(length):
+    assert abs(build("shuf", length, 30, 4).prompt_tokens - length) <= 3
+
+
+def test_too_short_a_length_is_refused_with_the_reason():
+    with pytest.raises(stimulus.TooShort, match="leave"):
+        build(length=150)
+
+
+@pytest.mark.parametrize("mode", grid.MODES)
+def test_distractors_stay_put_across_depths(mode):
+    built = [build(mode, 3_000, depth, 4, trial=2) for depth in grid.DEPTHS]
+    assert len({b.distractor_offsets for b in built}) == 1
+    assert len({b.distractor_indices for b in built}) == 1
+    assert len(set(built[0].distractor_offsets)) == 4  # four distinct boundaries
+    without_needle = {" ".join(b.prompt.replace(NEEDLE.text, "").split()) for b in built}
+    assert len(without_needle) == 1
+
+
+def test_needle_depth_is_near_the_nominal_depth():
+    for depth in (10, 50, 90):
+        realised = build("shuf", 20_000, depth, 0).needle_depth_realised
+        assert depth - 3 <= realised <= depth
+
+
+def test_trials_differ_and_modes_differ():
+    prompts = {build(mode, 2_000, 50, 0, trial).prompt for mode in grid.MODES
+               for trial in range(3)}
+    assert len(prompts) == 6
+
+
+def test_one_distractor_is_a_seeded_choice():
+    chosen = {build("seq", 2_000, 50, 1, trial).distractor_indices for trial in range(5)}
+    assert all(len(c) == 1 for c in chosen) and len(chosen) > 1
+
+
+def test_templates():
+    assert stimulus.SPEC_TEMPLATE.startswith("You are a helpful AI bot")
+    assert stimulus.SPEC_TEMPLATE.endswith("most relevant information in the documents:")
+    assert "    <document_content>\n    {haystack_with_needle}" in stimulus.ORIGINAL_TEMPLATE
+    assert "</document_content>" in stimulus.CLOSED_TEMPLATE
+    built = build(template=stimulus.ORIGINAL_TEMPLATE)
+    assert abs(built.prompt_tokens - 2_000) <= 3 and built.prompt.endswith("\n    ")
+
+
+SCRIPT = """
+import hashlib, json, sys
+from benchmarks.niah import grid, needles, stimulus
+from fixtures.tokenizer import o200k
+q = needles.load()[0]; n = q.needles[0]
+out = {}
+for mode, length, depth, count, trial in json.loads(sys.argv[1]):
+    s = grid.NiahSample(mode, q.id, n.id, length, depth, count, trial)
+    out[s.id] = hashlib.sha256(stimulus.build(s, q, n, o200k()).prompt.encode()).hexdigest()
+print(json.dumps(out))
+"""
+
+
+def test_prompts_are_byte_identical_across_processes():
+    cases = [("seq", 5_000, 40, 4, 3), ("shuf", 5_000, 70, 1, 2), ("shuf", 1_000, 0, 0, 0)]
+    expected = {}
+    for case in cases:
+        sample = grid.NiahSample(case[0], QUESTION.id, NEEDLE.id, *case[1:])
+        expected[sample.id] = hashlib.sha256(
+            build(*case).prompt.encode()).hexdigest()
+    # Another process with its own str hashing (this one's is random or set elsewhere).
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(cases)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == expected
