@@ -59,24 +59,26 @@ def binned_bars(ax, centres: Sequence[float], groups: Sequence[Sequence[float]],
                 width: float, color: str, hatch_negative: bool = False) -> None:
     """Bars of each bin's mean with 95% interval whiskers and the count above each bar.
 
-    An empty bin gets a light hatched placeholder and the label "n=0" rather than a 0 bar.
+    An empty bin is shaded light grey across the whole panel (no bar at all), so "no samples"
+    never looks like a mean of 0.
     """
-    top = ax.get_ylim()[1] if ax.get_ylim()[1] > 0 else 1.0
     for centre, values in zip(centres, groups):
         mean, low, high, n = mean_interval(values, kind)
         if n == 0:
-            ax.bar(centre, top * 0.04, width=width, color="none", edgecolor="#BBBBBB",
-                   hatch="//", linewidth=0.5)
-            ax.text(centre, 0, "n=0", ha="center", va="bottom", fontsize=5, color="#999999")
+            ax.axvspan(centre - width / 2, centre + width / 2, color="#EFEFEF", zorder=0,
+                       linewidth=0)
             continue
         hatch = "///" if hatch_negative and mean < 0 else None
         ax.bar(centre, mean, width=width, color=color, hatch=hatch, edgecolor="black",
-               linewidth=0.3)
+               linewidth=0.3, zorder=2)
         if not math.isnan(low):
             ax.errorbar(centre, mean, yerr=[[mean - low], [high - mean]], fmt="none",
-                        ecolor="black", elinewidth=0.6, capsize=1.5)
+                        ecolor="black", elinewidth=0.6, capsize=1.5, zorder=3)
         ax.text(centre, max(mean, high if not math.isnan(high) else mean), f"{n}",
-                ha="center", va="bottom", fontsize=5)
+                ha="center", va="bottom", fontsize=5, zorder=3)
+
+
+EMPTY_BIN_NOTE = "grey band: no samples in that bin; numbers: samples per bar (95% CI whiskers)"
 
 
 def heatmap(ax, matrix: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *,

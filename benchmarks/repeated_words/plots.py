@@ -36,17 +36,21 @@ def render(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
     for common, modified in pairs:
         prefix = "" if len(pairs) == 1 else f"{pair_slug(common, modified)}-"
         mine = ok[(ok["params.common"] == common) & (ok["params.modified"] == modified)]
+        pair = frame[(frame["params.common"] == common) & (frame["params.modified"] == modified)]
+        excluded = {n: f"{len(part) - int((part['outcome'] == 'ok').sum())} of {len(part)} "
+                       "excluded" for n, part in pair.groupby("params.n")}
         title = f'Repeated "{common}", one "{modified}"'
         lengths = sorted(frame[(frame["params.common"] == common)
                                & (frame["params.modified"] == modified)]["params.n"].unique())
         for filename, column, label, kind, colour, hatch in BINNED:
-            paths.append(_binned(mine, lengths, column, label, kind, colour, hatch,
+            paths.append(_binned(mine, lengths, excluded, column, label, kind, colour, hatch,
                                  f"{title}: {label}", out_dir, prefix + filename))
         paths.append(_by_tokens(mine, title, out_dir, prefix + "token_count_performance.png"))
     return paths
 
 
-def _binned(frame, lengths, column, label, kind, colour, hatch, title, out_dir, filename):
+def _binned(frame, lengths, excluded, column, label, kind, colour, hatch, title, out_dir,
+            filename):
     fig, axes = plots.panel_grid(len(lengths), columns=3)
     for ax, n in zip(axes, lengths):
         cell = frame[frame["params.n"] == n]
@@ -64,12 +68,13 @@ def _binned(frame, lengths, column, label, kind, colour, hatch, title, out_dir, 
         if hatch:
             ax.axhline(0, color="black", linestyle="--", linewidth=0.6)
         ax.set_xlim(-3, 103)
-        ax.set_title(f"{n} words", fontsize=9)
+        ax.set_title(f"{n} words ({excluded[n]}: refused, skipped or errored)", fontsize=8)
         ax.set_xlabel("Modified word position (%)", fontsize=8)
         ax.set_ylabel(label, fontsize=8)
         ax.tick_params(labelsize=7)
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    fig.text(0.5, 0.005, plots.EMPTY_BIN_NOTE, ha="center", fontsize=7, color="#555555")
+    fig.tight_layout(rect=(0, 0.02, 1, 1))
     return plots.save_figure(fig, out_dir, filename)
 
 
@@ -97,6 +102,10 @@ def _by_tokens(frame, title, out_dir, filename):
     ax.set_xlabel("Input tokens (o200k)")
     ax.set_ylabel("Normalized Levenshtein")
     ax.set_title(title)
-    ax.legend(fontsize=7, loc="lower left")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="lower left")
+    else:
+        ax.text(0.5, 0.5, "no scored samples (all skipped, refused or errored)",
+                transform=ax.transAxes, ha="center", color="#777777")
     ax.grid(alpha=0.3)
     return plots.save_figure(fig, out_dir, filename)
