@@ -248,10 +248,10 @@ def overlay_curves(runs: Sequence[RunData], experiment: Experiment, out_dir: Pat
                   if not frame.empty else [] for x in xs]
         plots.interval_curve(ax, positions, groups, kind=experiment.metric_kind,
                              label=run.label)
-    if numeric and len(xs) > 2 and max(xs) / max(min(xs), 1e-9) >= 20:
+    if numeric and len(xs) > 2 and min(xs) > 0 and max(xs) / min(xs) >= 20:
         ax.set_xscale("log")
-    if not numeric:
-        ax.set_xticks(positions, [str(x) for x in xs])
+        ax.minorticks_off()
+    ax.set_xticks(positions, [str(x) for x in xs])
     ax.set_xlabel(x_column.split(".")[-1])
     ax.set_ylabel(f"{experiment.metric.split('.')[-1]} (mean, 95% interval)")
     ax.set_title(f"{experiment.name}: runs overlaid")
@@ -296,16 +296,17 @@ def side_by_side_heatmaps(runs: Sequence[RunData], experiment: Experiment,
                       **labels)
         ax.set_title(run.label, fontsize=7)
         ax.set_xlabel(x_column.split(".")[-1])
-        ax.set_ylabel(y_column.split(".")[-1])
+        if ax is axes[0]:
+            ax.set_ylabel(y_column.split(".")[-1])
     for ax, run, matrix in zip(axes[len(runs):], runs[1:], matrices[1:]):
         difference = matrix - matrices[0]
         spread = float(np.nanmax(np.abs(difference))) if not np.isnan(difference).all() else 0
-        spread = max(spread, 0.05)
+        spread = 1.5 * max(spread, 0.05)  # mid-tones: the black cell labels stay legible
         plots.heatmap(ax, difference, missing_label="no data", vmin=-spread, vmax=spread,
                       cmap="RdBu", **labels)
         ax.set_title(f"{run.run_id} minus {runs[0].run_id}", fontsize=7)
         ax.set_xlabel(x_column.split(".")[-1])
-    fig.suptitle(f"{experiment.name}: {experiment.metric.split('.')[-1]} per cell")
+    fig.suptitle(f"{experiment.name}: {experiment.metric.split('.')[-1]} per cell", y=1.04)
     return plots.save_figure(fig, out_dir, f"{experiment.name}-heatmaps.png")
 
 

@@ -237,6 +237,7 @@ class Verdict:
     def to_dict(self) -> dict:
         return {"baseline": self.baseline, "alpha": self.alpha, "refusal": self.refusal,
                 "warnings": self.warnings, "exit_status": self.exit_status,
+                "lines": [[text, bad] for text, bad in self.lines()],
                 "checks": [{"threshold": c.threshold.text, "exceeded": c.exceeded,
                             "significant": c.significant, "regressed": c.regressed,
                             **c.delta.to_dict()} for c in self.checks]}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import math
 from pathlib import Path
 from typing import Callable, Sequence
@@ -71,13 +72,15 @@ def _e(value) -> str:
     return html.escape("" if value is None else str(value))
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence], numeric: set[int] = frozenset()
-           ) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+def _table(header: Sequence[str] | None, rows: Sequence[Sequence],
+           numeric: set[int] = frozenset()) -> str:
+    """Cells are HTML already (escape values with ``_e``); numeric columns are escaped here."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in header) if header else ""
+    head = f"<thead><tr>{head}</tr></thead>" if head else ""
     body = "".join(
         "<tr>" + "".join(f'<td class="num">{_e(v)}</td>' if i in numeric else f"<td>{v}</td>"
                          for i, v in enumerate(row)) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<table>{head}<tbody>{body}</tbody></table>"
 
 
 def _excerpt(text: str | None, limit: int) -> str:
@@ -111,7 +114,7 @@ def identity_section(run_id: str, info: dict, frame: pd.DataFrame, *, started: s
     if info.get("missing"):
         rows.append(("missing samples", f'<span class="bad">{len(info["missing"])} sent no '
                                         f"record: {_e(', '.join(info['missing'][:10]))}</span>"))
-    return "<h2>Run</h2>" + _table(["", ""], [(f"<b>{k}</b>", v) for k, v in rows])
+    return "<h2>Run</h2>" + _table(None, [(f"<b>{k}</b>", v) for k, v in rows])
 
 
 def summary_table(experiment: Experiment, rows: list[dict]) -> str:
@@ -228,9 +231,12 @@ def write_run_report(store, run_id: str, experiments: dict[str, Experiment], run
     frame = store.frame(run_id)
     plots = render_plots(frame, experiments, run_dir / "plots", warn)
     row = next((r for r in store.runs() if r["run_id"] == run_id), {})
+    gate_file = run_dir / "gate.json"  # the verdict the run's own gate reached, if it had one
+    gate_lines = [tuple(line) for line in json.loads(gate_file.read_text()).get("lines", [])] \
+        if gate_file.exists() else ()
     path = run_dir / "report.html"
     path.write_text(build_report(run_id, store.run_info(run_id), frame, experiments, plots,
-                                 run_row=row), encoding="utf-8")
+                                 run_row=row, gate_lines=gate_lines), encoding="utf-8")
     return path
 
 

@@ -1,0 +1,223 @@
+"""Work with stored runs without calling any model.
+
+    python -m reporting runs                         list the stored runs
+    python -m reporting report RUN                   re-render RUN's plots and report.html
+    python -m reporting compare RUN RUN [RUN...]     overlay runs; paired difference tables
+    python -m reporting export RUN --format csv|jsonl|parquet|summary
+    python -m reporting gate RUN --baseline B --fail-on EXPR   the CI gate, outside pytest
+
+Every command takes ``--results-dir`` (default ``results``). RUN is a run id or ``latest``.
+Bad input ends with one line on stderr and exit status 2; ``gate`` exits 7 on a regression
+and 8 when the runs cannot be compared, as the pytest gate does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+
+from . import gate
+from .compare import RunData, compare_runs, format_deltas, overlay_curves, run_identity, \
+    side_by_side_heatmaps
+from .experiments import Experiment
+from .report import build_comparison, write_run_report
+from .store import ResultsStore
+
+USAGE_EXIT = 2
+
+
+class CommandError(Exception):
+    """One line for the user: what is wrong and how to fix it."""
+
+
+def load_catalog(module: str) -> dict[str, Experiment]:
+    """The experiments, found the way the root conftest finds them (``benchmarks``)."""
+    try:
+        package = importlib.import_module(module)
+    except ImportError as error:
+        raise CommandError(f"cannot import the experiments package {module!r} ({error}); run "
+                           "from the project root or pass --experiments") from None
+    return {p.EXPERIMENT.name: p.EXPERIMENT for p in package.experiment_packages()}
+
+
+def open_store(results_dir: str) -> ResultsStore:
+    database = Path(results_dir) / "contextrot.sqlite"
+    if not database.exists():
+        raise CommandError(f"no results store at {database}; pass --results-dir DIR (the "
+                           "directory pytest wrote with --results-dir)")
+    return ResultsStore(database)
+
+
+def resolve_run(store: ResultsStore, run_id: str) -> str:
+    runs = [r["run_id"] for r in store.runs()]
+    if run_id == "latest" and runs:
+        return runs[-1]
+    if run_id not in runs:
+        known = ", ".join(runs[-5:]) or "none"
+        raise CommandError(f"no run {run_id!r} in {store.database} (latest: {known}); list "
+                           f"them with `python -m reporting runs --results-dir "
+                           f"{store.database.parent}`")
+    return run_id
+
+
+# -- commands ----------------------------------------------------------------------------
+def command_runs(args) -> int:
+    store = open_store(args.results_dir)
+    for row in store.runs():
+        frame = store.frame(row["run_id"])
+        identity = run_identity(row["info"], frame)
+        experiments = ",".join(sorted(frame["experiment"].unique())) if not frame.empty else "-"
+        print(f"{row['run_id']}  started {row['started_at']}  exit {row['exit_status']}  "
+              f"model {identity['model']} @ {identity['endpoint'] or '-'}  "
+              f"samples {len(frame)}  experiments {experiments}")
+    return 0
+
+
+def command_report(args) -> int:
+    store = open_store(args.results_dir)
+    run_id = resolve_run(store, args.run)
+    run_dir = Path(args.results_dir) / run_id
+    path = write_run_report(store, run_id, load_catalog(args.experiments), run_dir,
+                            warn=lambda message: print(message, file=sys.stderr))
+    print(path)
+    return 0
+
+
+def command_compare(args) -> int:
+    store = open_store(args.results_dir)
+    run_ids = [resolve_run(store, r) for r in args.runs]
+    if len(set(run_ids)) < 2:
+        raise CommandError("compare needs at least two different runs, e.g. "
+                           "`python -m reporting compare RUN_A RUN_B`")
+    experiments = load_catalog(args.experiments)
+    if args.experiment:
+        unknown = [e for e in args.experiment if e not in experiments]
+        if unknown:
+            raise CommandError(f"no experiment {unknown[0]!r}; choose from "
+                               f"{', '.join(sorted(experiments))}")
+        experiments = {k: v for k, v in experiments.items() if k in args.experiment}
+    runs = []
+    for run_id in run_ids:
+        frame = store.frame(run_id)
+        runs.append(RunData(run_id, run_identity(store.run_info(run_id), frame), frame))
+    out = Path(args.out) if args.out else Path(args.results_dir) / "compare" / "__".join(run_ids)
+    figures: dict[str, list[Path]] = {}
+    for name, experiment in sorted(experiments.items()):
+        drawn = [overlay_curves(runs, experiment, out), side_by_side_heatmaps(runs, experiment,
+                                                                              out)]
+        if any(drawn):
+            figures[name] = [p for p in drawn if p is not None]
+    deltas = compare_runs(runs, experiments)
+    for run_id, found in deltas.items():
+        print(f"{run_id} minus {run_ids[0]} (paired by sample id and stimulus hash; p adjusted "
+              "with Benjamini-Hochberg):")
+        print(format_deltas(found) if found else "  no paired samples")
+    page = out / "compare.html"
+    page.write_text(build_comparison(runs, figures, deltas), encoding="utf-8")
+    print(f"plots and page: {page}")
+    return 0
+
+
+def command_export(args) -> int:
+    store = open_store(args.results_dir)
+    run_id = resolve_run(store, args.run)
+    frame = store.frame(run_id)
+    suffix = {"csv": ".csv", "jsonl": ".jsonl", "parquet": ".parquet",
+              "summary": "-summary.json"}[args.format]
+    out = Path(args.out) if args.out else Path(args.results_dir) / run_id / f"export{suffix}"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if args.format == "jsonl":
+        with out.open("w", encoding="utf-8") as handle:
+            for record in store.records(run_id):
+                handle.write(record.to_json() + "\n")
+    elif args.format == "csv":
+        frame.to_csv(out, index=False)
+    elif args.format == "parquet":
+        try:
+            frame.astype({c: str for c in frame.columns if frame[c].dtype == object}) \
+                .to_parquet(out, index=False)
+        except ImportError:
+            raise CommandError("Parquet needs pyarrow: `pip install pyarrow`, or export "
+                               "--format csv|jsonl") from None
+    else:  # the gate's baseline file: identity plus each sample's ids and scores
+        identity = run_identity(store.run_info(run_id), frame)
+        out.write_text(json.dumps({"run_id": run_id, "identity": identity,
+                                   "samples": gate.compact_samples(frame)}, indent=1) + "\n")
+    print(out)
+    return 0
+
+
+def command_gate(args) -> int:
+    store = open_store(args.results_dir)
+    run_id = resolve_run(store, args.run)
+    experiments = load_catalog(args.experiments)
+    try:
+        thresholds = [gate.parse_threshold(t) for t in args.fail_on]
+        gate.check_thresholds(thresholds, experiments)
+        baseline = gate.load_baseline(args.baseline, store, current_run=run_id)
+    except gate.GateUsageError as error:
+        raise CommandError(str(error)) from None
+    if baseline is None:
+        print(f"gate: warning: no baseline yet at {args.baseline!r}; passes")
+        return 0
+    frame = store.frame(run_id)
+    verdict = gate.evaluate(thresholds, baseline, run_identity(store.run_info(run_id), frame),
+                            frame, experiments, args.gate_alpha)
+    for line, _ in verdict.lines():
+        print(line)
+    return verdict.exit_status
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(prog="python -m reporting", description=__doc__.split("\n")[0])
+    commands = main.add_subparsers(dest="command", required=True)
+
+    def command(name: str, handler, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("--results-dir", default="results", metavar="DIR",
+                         help="where pytest wrote the store (default: results)")
+        sub.add_argument("--experiments", default="benchmarks", metavar="PACKAGE",
+                         help="the package declaring the experiments (default: benchmarks)")
+        sub.set_defaults(handler=handler)
+        return sub
+
+    command("runs", command_runs, "list the stored runs")
+    report = command("report", command_report, "re-render a run's plots and report.html")
+    report.add_argument("run", metavar="RUN")
+    compare = command("compare", command_compare,
+                      "overlay runs on the same curves, heatmaps side by side, and print "
+                      "paired difference tables against the first run")
+    compare.add_argument("runs", nargs="+", metavar="RUN")
+    compare.add_argument("--experiment", action="append", metavar="NAME",
+                         help="only this experiment (repeatable)")
+    compare.add_argument("--out", metavar="DIR",
+                         help="where the plots and compare.html go (default: "
+                              "DIR/compare/RUN__RUN)")
+    export = command("export", command_export, "export a run's records")
+    export.add_argument("run", metavar="RUN")
+    export.add_argument("--format", choices=("csv", "jsonl", "parquet", "summary"),
+                        required=True, help="summary: the gate's baseline file")
+    export.add_argument("--out", metavar="PATH", help="default: DIR/RUN/export.FORMAT")
+    gate_command = command("gate", command_gate, "gate RUN against a baseline, as pytest does")
+    gate_command.add_argument("run", metavar="RUN")
+    gate_command.add_argument("--baseline", required=True, metavar="RUN|SUMMARY")
+    gate_command.add_argument("--fail-on", action="append", required=True,
+                              metavar="EXPERIMENT[.METRIC]:DELTA")
+    gate_command.add_argument("--gate-alpha", type=float, default=gate.DEFAULT_ALPHA)
+    return main
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except CommandError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return USAGE_EXIT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""Open a page in a real headless Chromium and ask it what it shows, over the DevTools protocol.
+
+Debian's ``chromium`` is started with a fresh profile and nothing that phones home; the page is
+loaded from a file:// URL while the console, uncaught exceptions, log entries and every
+network request are recorded. ``websocket-client`` carries the protocol.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import websocket
+
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync")
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+class PageVisit:
+    """What one page load produced: errors, requests that left the machine, image states."""
+
+    def __init__(self):
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.images: list[dict] = []
+        self.screenshot: bytes = b""
+
+
+def visit(page: Path, screenshot: Path, timeout_s: float = 60.0) -> PageVisit:
+    executable = chromium_path()
+    if executable is None:
+        raise RuntimeError("chromium is not installed")
+    profile = tempfile.mkdtemp(prefix="contextrot-chromium-")
+    process = subprocess.Popen(
+        [executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+         "--remote-debugging-port=0", "--window-size=1280,2000", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        port = _devtools_port(process, Path(profile), timeout_s)
+        target = _page_target(port, timeout_s)
+        return _inspect(target, page, screenshot, timeout_s)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _devtools_port(process: subprocess.Popen, profile: Path, timeout_s: float) -> int:
+    # Chromium writes the port it picked to DevToolsActivePort in the profile.
+    deadline = time.monotonic() + timeout_s
+    marker = profile / "DevToolsActivePort"
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"chromium exited: {process.stderr.read()[-2000:]}")
+        if marker.exists() and marker.read_text().strip():
+            return int(marker.read_text().splitlines()[0])
+        time.sleep(0.1)
+    raise TimeoutError("chromium did not open its DevTools port")
+
+
+def _page_target(port: int, timeout_s: float) -> str:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list") as response:
+            pages = [t for t in json.load(response) if t.get("type") == "page"]
+        if pages:
+            return pages[0]["webSocketDebuggerUrl"]
+        time.sleep(0.1)
+    raise TimeoutError("chromium opened no page")
+
+
+_IMAGES = """JSON.stringify(Array.from(document.images).map(i => ({
+  alt: i.alt, complete: i.complete, width: i.naturalWidth, height: i.naturalHeight,
+  shown: i.getBoundingClientRect().width})))"""
+
+
+def _inspect(target: str, page: Path, screenshot: Path, timeout_s: float) -> PageVisit:
+    found = PageVisit()
+    connection = websocket.create_connection(target, timeout=timeout_s, suppress_origin=True)
+    ids = iter(range(1, 1_000_000))
+
+    def call(method: str, **params) -> dict:
+        request = next(ids)
+        connection.send(json.dumps({"id": request, "method": method, "params": params}))
+        while True:
+            message = json.loads(connection.recv())
+            if message.get("id") == request:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message.get("result", {})
+            note(message)
+
+    def note(message: dict) -> None:
+        method, params = message.get("method"), message.get("params", {})
+        if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+            found.errors.append("console: " + " ".join(
+                str(a.get("value", a.get("description", ""))) for a in params.get("args", [])))
+        elif method == "Runtime.exceptionThrown":
+            found.errors.append("exception: " + params["exceptionDetails"].get("text", ""))
+        elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
+            found.errors.append("log: " + params["entry"].get("text", ""))
+        elif method == "Network.requestWillBeSent":
+            url = params["request"]["url"]
+            if not url.startswith(("data:", "file:", "about:")):
+                found.requests.append(url)
+        elif method == "Page.loadEventFired":
+            loaded.append(True)
+
+    loaded: list[bool] = []
+    try:
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            call(f"{domain}.enable")
+        call("Page.navigate", url=page.resolve().as_uri())
+        deadline = time.monotonic() + timeout_s
+        while not loaded and time.monotonic() < deadline:
+            note(json.loads(connection.recv()))
+        if not loaded:
+            raise TimeoutError(f"{page} did not finish loading")
+        result = call("Runtime.evaluate", expression=_IMAGES, returnByValue=True)
+        found.images = json.loads(result["result"]["value"])
+        shot = call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
+        found.screenshot = base64.b64decode(shot["data"])
+        screenshot.write_bytes(found.screenshot)
+    finally:
+        connection.close()
+    return found
