@@ -59,8 +59,9 @@ def run_identity(info: dict, frame: pd.DataFrame) -> dict:
             if values:
                 sampling[column.removeprefix("model.sampling.")] = ", ".join(values)
     judge_model = options.get("judge_model")
-    judge = "deterministic (no LLM judge)" if not judge_model else (
-        f"{judge_model} @ {endpoint_host(options.get('judge_base_url') or options.get('base_url')) or 'default endpoint'}")
+    judge_host = endpoint_host(options.get("judge_base_url") or options.get("base_url"))
+    judge = f"{judge_model} @ {judge_host or 'default endpoint'}" if judge_model \
+        else "deterministic (no LLM judge)"
     tokenizer = info.get("tokenizer") or {}
     return {
         "model": model.get("name") or options.get("model") or "embedded (default)",
@@ -286,8 +287,8 @@ def side_by_side_heatmaps(runs: Sequence[RunData], experiment: Experiment,
         matrices.append(matrix)
         counts.append(count)
     panels = len(runs) + len(runs) - 1
-    fig, axes = plots.panel_grid(panels, columns=min(panels, 3),
-                                 size=(max(3.5, 0.7 * len(xs) + 1.5), max(2.5, 0.5 * len(ys) + 1.5)))
+    size = (max(3.5, 0.7 * len(xs) + 1.5), max(2.5, 0.5 * len(ys) + 1.5))
+    fig, axes = plots.panel_grid(panels, columns=min(panels, 3), size=size)
     low = min(0.0, np.nanmin([np.nanmin(m) if not np.isnan(m).all() else 0 for m in matrices]))
     high = max(1.0, np.nanmax([np.nanmax(m) if not np.isnan(m).all() else 1 for m in matrices]))
     labels = dict(row_labels=[str(y) for y in ys], col_labels=[str(x) for x in xs])

@@ -166,6 +166,7 @@ class RunReporter:
         self.verdict = gate.evaluate(self.thresholds, self.baseline, run_identity(info, frame),
                                      frame, catalog(self.config),
                                      self.config.getoption("gate_alpha"))
+        self.run.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run.run_dir / "gate.json").write_text(
             json.dumps(self.verdict.to_dict(), indent=2) + "\n")
         # A harness failure (exit 1, 2, ...) says more than a regression: keep it.

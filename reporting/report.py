@@ -123,7 +123,8 @@ def summary_table(experiment: Experiment, rows: list[dict]) -> str:
               "tokens in / out", "time s"]
     body = []
     for row in rows:
-        interval = "—" if row["ci_low"] is None else f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+        interval = "—" if row["ci_low"] is None else \
+            f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
         mean = "—" if row["mean"] is None else f"{row['mean']:.3f}"
         body.append([_e(" ".join(f"{k}={v}" for k, v in row["cell"].items())), mean, interval,
                      row["n"], *(row["outcomes"][o] for o in OUTCOMES),
