@@ -50,8 +50,9 @@ def _panels(summary: pd.DataFrame, column: str, label: str, out_dir: Path, filen
     if not cells:
         axes[0].text(0.5, 0.5, "no configuration was paired with C01", ha="center",
                      transform=axes[0].transAxes)
-    handles = [plots.plt.Rectangle((0, 0), 1, 1, color=c) for c in STRATEGY_COLOURS.values()]
-    fig.legend(handles, list(STRATEGY_COLOURS), title="B strategy", fontsize=7,
+    shown = [s for s in STRATEGY_COLOURS if s in set(summary["b_strategy"])]
+    handles = [plots.plt.Rectangle((0, 0), 1, 1, color=STRATEGY_COLOURS[s]) for s in shown]
+    fig.legend(handles, shown, title="B strategy", fontsize=7,
                title_fontsize=7, loc="upper right")
     fig.suptitle(f"RE3: {label}", fontsize=11)
     fig.tight_layout(rect=(0, 0, 0.9, 0.95))

@@ -22,7 +22,8 @@ def plan(config: pytest.Config) -> list[grid.Re3Sample]:
     phase, scale = option("re3_phase"), option("scale")
     count = grid.counts(scale, phase, option("re3_gsm8k_items"), option("re3_mmlu_items"),
                         option("re3_niah_items"))
-    patterns.parse_separator(option("re3_separator"))
+    if option("re3_max_tokens") is not None and option("re3_max_tokens") < 1:
+        raise ValueError(f"--re3-max-tokens {option('re3_max_tokens')}: give a positive budget")
     if phase == 1:
         return grid.phase1(count, option("re3_strategy"))
     strategies = grid.parse_strategies(option("re3_strategies"), "--re3-strategies")

@@ -48,7 +48,7 @@ def test_phase3_takes_the_best_strategy_then_the_best_configurations_under_it():
         rows += [record(config[0], PATTERNS[config[0]], config[1], f"i{k}", k < scores, phase=2)
                  for k in range(4)]
     summary = summary_table(records_frame(rows))
-    # pooled over configurations with B: digitspace 7/12 beats camelcase 7/12? no: tie -> B1
+    # pooled over the configurations with B, camelcase and digitspace tie at 7/12: B1 wins
     assert phases.best_strategy(summary) == "camelcase"
     strategy, configs = phases.top_under_best_strategy(summary, 3)
     assert strategy == "camelcase" and configs == ["C12", "C03", "C09"]
