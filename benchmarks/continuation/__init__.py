@@ -37,7 +37,7 @@ def add_options(group) -> None:
     add("--continuation-start-context", type=int, default=1024, metavar="TOKENS",
         help="skip tiers below this many tokens (default: 1024)")
     add("--continuation-max-tokens", type=int, default=None, metavar="TOKENS",
-        help="tokens to generate, also the ground truth's length (default: 512; 192 at "
+        help="tokens to generate, also the ground truth's length (default: 512; 128 at "
              "--scale test)")
     add("--continuation-temp", type=float, default=1.0, help="temperature (default: 1.0)")
     add("--continuation-top-k", type=int, default=100, help="top-k (default: 100)")

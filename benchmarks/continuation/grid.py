@@ -23,7 +23,7 @@ SMOKE = (FIRST_TIER, 0)  # (context, round)
 
 # The older Context-Tester defaults (its README's; the spec follows them), except max tokens
 # and rounds at test scale, kept small so the whole test grid runs in minutes on a CPU.
-DEFAULTS = {"rounds": {"full": 3, "test": 2}, "max_tokens": {"full": 512, "test": 192}}
+DEFAULTS = {"rounds": {"full": 3, "test": 2}, "max_tokens": {"full": 512, "test": 128}}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -114,7 +114,11 @@ def _axes(ax, label, title):
     ax.set_ylabel(label, fontsize=8)
     ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=6)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=6)
+    else:  # say "no data" rather than draw an empty frame that reads as zero
+        ax.text(0.5, 0.5, "no data (text too short for this metric)", transform=ax.transAxes,
+                ha="center", va="center", fontsize=7, color="#999999")
 
 
 def _title(runs) -> str:
