@@ -74,9 +74,15 @@ def lexical_overlap(question: str, needle: str) -> float:
     return round(len(asked & content_stems(needle)) / len(asked), 3)
 
 
+NUMBER_WORDS = {word: str(value) for value, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
 def normalise(text: str) -> str:
-    """Lower case, letters and digits only, single spaces: the judges' comparison form."""
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    """The judges' comparison form: lower case, letters and digits only, single spaces, and
+    number words as digits ("3 copper buttons" answers "three copper buttons")."""
+    return " ".join(NUMBER_WORDS.get(word, word)
+                    for word in re.findall(r"[a-z0-9]+", text.lower()))
 
 
 @functools.lru_cache(maxsize=8)

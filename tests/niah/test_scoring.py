@@ -30,6 +30,7 @@ def test_parse_distractor_label(reply, label):
 @pytest.mark.parametrize("output, correct", [
     ("He took Three Copper Buttons.", True),
     ("three-copper buttons", True),
+    ("a payment of 3 copper buttons", True),
     ("Old Hendrick accepted three copper buttons, dropped in a tin.", True),
     ("He asked for two copper pennies.", False),
     ("three copper button", False),
