@@ -118,6 +118,7 @@ def test_a_sample_that_sends_no_record_is_named_and_fails_the_run(project, serve
 
 def test_an_overflow_is_recorded_as_data_and_the_test_passes(project, server):
     server.context_length = 12  # every prompt + 20 output tokens overflows
+    server.advertise_context = False  # the client cannot know it before calling
     result = run(project, server, "--run-id", "overflow", "-m", "smoke")
     result.assert_outcomes(passed=1)
     (record,) = stored(project, "overflow").values()
@@ -131,6 +132,13 @@ def test_a_refused_key_stops_the_run_with_one_line(project, server):
     result.stdout.fnmatch_lines(["*refused the request (401)*--api-key-env*"])
     assert len(server.requests) == 1
     assert "the-real-key" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_context_the_server_reports_skips_before_calling(project, server):
+    server.context_length = 12
+    result = run(project, server, "--run-id", "reported", "-m", "smoke")
+    result.assert_outcomes(skipped=1)
+    assert len(server.requests) == 0
 
 
 def test_known_context_skips_before_calling(project, server):
