@@ -53,12 +53,13 @@ def run_label(table: pd.DataFrame) -> str:
 def pages(runs: list[tuple[str, pd.DataFrame]], out_dir: Path, stem: str) -> list[Path]:
     """Both pages for one or several runs (each a label and its tier table)."""
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    ticks = sorted({int(c) for _, table in runs for c in table["context"]})
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
     for ax, (metric, label, title) in zip(axes, PAGE_ONE):
         for i, (name, table) in enumerate(runs):
             _curve(ax, table, metric, name, colours[i % len(colours)], references=True,
                    flag=metric == "cloze_score", counts=len(runs) == 1)
-        _axes(ax, label, title)
+        _axes(ax, label, title, ticks)
     fig.suptitle(_title(runs), fontsize=11)
     _note(fig, runs)
     fig.tight_layout(rect=(0, 0.04, 1, 0.95))
@@ -69,7 +70,7 @@ def pages(runs: list[tuple[str, pd.DataFrame]], out_dir: Path, stem: str) -> lis
         for i, (name, table) in enumerate(runs):
             _curve(ax, table, metric, name, colours[i % len(colours)],
                    references=metric != "continuation_tokens", flag=False, counts=False)
-        _axes(ax, label, label)
+        _axes(ax, label, label, ticks)
     fig.suptitle(_title(runs) + ": other metrics", fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
     second = plots.save_figure(fig, out_dir, f"{stem}-metrics.png")
@@ -94,6 +95,11 @@ def _curve(ax, table, metric, name, colour, *, references, flag, counts):
             ax.scatter(bad["context"], bad[f"{metric}_mean"], marker="^", s=60,
                        facecolors="none", edgecolors="red", zorder=5,
                        label="degradation flagged" if counts else None)
+    if counts and "rounds_ok" in table:  # a tier without data says why it is empty
+        for context in table.loc[table["rounds_ok"] == 0, "context"]:
+            ax.annotate("no rounds\n(skipped)", (float(context), 0.02),
+                        xycoords=("data", "axes fraction"), ha="center", fontsize=6,
+                        color="#999999")
     if references and f"truth_{metric}" in table and table[f"truth_{metric}"].notna().any():
         ax.axhline(float(table[f"truth_{metric}"].dropna().iloc[0]), color=colour
                    if not counts else TRUTH_COLOUR, linestyle="--", linewidth=1,
@@ -103,13 +109,12 @@ def _curve(ax, table, metric, name, colour, *, references, flag, counts):
                 color="#888888", linestyle=":", linewidth=1, label="context window (human)")
 
 
-def _axes(ax, label, title):
+def _axes(ax, label, title, ticks):
     ax.set_xscale("log", base=2)
-    ticks = sorted({int(x) for line in ax.get_lines() for x in np.atleast_1d(line.get_xdata())
-                    if np.isfinite(x) and x > 0})
+    ax.set_xticks(ticks, [tier_label(t) for t in ticks], fontsize=7)
+    ax.minorticks_off()
     if ticks:
-        ax.set_xticks(ticks, [tier_label(t) for t in ticks], fontsize=7)
-        ax.minorticks_off()
+        ax.set_xlim(ticks[0] / 1.15, ticks[-1] * 1.15)
     ax.set_xlabel("Context tier (tokens, K = 1,024)", fontsize=8)
     ax.set_ylabel(label, fontsize=8)
     ax.set_title(title, fontsize=9)
@@ -149,4 +154,6 @@ def _value(row, column):
     value = row.get(column) if hasattr(row, "get") else None
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return ""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # pandas reads integer columns with gaps as floats
     return value
