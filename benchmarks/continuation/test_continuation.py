@@ -1,4 +1,5 @@
-"""Each case continues the text once at one tier; odd prose is data, only a harness failure fails."""
+"""Each case continues the text once at one tier: odd prose is data; only a harness failure
+fails."""
 
 import pytest
 
