@@ -35,10 +35,23 @@ def read_run(path: Path) -> pd.DataFrame:
 
 
 def labels(paths: list[Path], tables: list[pd.DataFrame]) -> list[str]:
-    """``model / text``, with the file's folder added where two runs would share a label."""
+    """``model / text``; where runs share it, the innermost folder that tells them apart."""
     names = [plots.run_label(t) for t in tables]
-    return [f"{name} ({path.parent.name or path.stem})" if names.count(name) > 1 else name
-            for name, path in zip(names, paths)]
+    found = []
+    for name, path in zip(names, paths):
+        twins = [p for n, p in zip(names, paths) if n == name]
+        found.append(f"{name} ({_distinct_folder(path, twins)})" if len(twins) > 1 else name)
+    return found
+
+
+def _distinct_folder(path: Path, twins: list[Path]) -> str:
+    """The nearest folder of ``path`` whose name differs between the twin files."""
+    chains = [list(reversed(p.resolve().parent.parts)) for p in twins]
+    mine = list(reversed(path.resolve().parent.parts))
+    for depth, part in enumerate(mine):
+        if len({chain[depth] if depth < len(chain) else None for chain in chains}) > 1:
+            return part
+    return str(path)
 
 
 def mismatches(tables: list[pd.DataFrame], names: list[str]) -> list[str]:

@@ -58,7 +58,8 @@ def pages(runs: list[tuple[str, pd.DataFrame]], out_dir: Path, stem: str) -> lis
     for ax, (metric, label, title) in zip(axes, PAGE_ONE):
         for i, (name, table) in enumerate(runs):
             _curve(ax, table, metric, name, colours[i % len(colours)], references=True,
-                   flag=metric == "cloze_score", counts=len(runs) == 1)
+                   flag=metric == "cloze_score", single=len(runs) == 1,
+                   counts=len(runs) == 1)
         _axes(ax, label, title, ticks)
     fig.suptitle(_title(runs), fontsize=11)
     _note(fig, runs)
@@ -69,7 +70,8 @@ def pages(runs: list[tuple[str, pd.DataFrame]], out_dir: Path, stem: str) -> lis
     for ax, (metric, label) in zip(axes, PAGE_TWO):
         for i, (name, table) in enumerate(runs):
             _curve(ax, table, metric, name, colours[i % len(colours)],
-                   references=metric != "continuation_tokens", flag=False, counts=False)
+                   references=metric != "continuation_tokens", flag=False,
+                   single=len(runs) == 1, counts=False)
         _axes(ax, label, label, ticks)
     fig.suptitle(_title(runs) + ": other metrics", fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
@@ -77,7 +79,9 @@ def pages(runs: list[tuple[str, pd.DataFrame]], out_dir: Path, stem: str) -> lis
     return [first, second]
 
 
-def _curve(ax, table, metric, name, colour, *, references, flag, counts):
+def _curve(ax, table, metric, name, colour, *, references, flag, single, counts):
+    """One run's curve with its band; ``single``: references in fixed colours, n labels
+    when ``counts``."""
     rows = table[table[f"{metric}_n"] > 0] if f"{metric}_n" in table else table.iloc[0:0]
     if len(rows):
         x = rows["context"].astype(float).to_numpy()
@@ -94,17 +98,17 @@ def _curve(ax, table, metric, name, colour, *, references, flag, counts):
             bad = rows[rows["degraded"].astype(bool)]
             ax.scatter(bad["context"], bad[f"{metric}_mean"], marker="^", s=60,
                        facecolors="none", edgecolors="red", zorder=5,
-                       label="degradation flagged" if counts else None)
-    if counts and "rounds_ok" in table:  # a tier without data says why it is empty
+                       label="degradation flagged" if single else None)
+    if single and "rounds_ok" in table:  # a tier without data says why it is empty
         for context in table.loc[table["rounds_ok"] == 0, "context"]:
             ax.annotate("no rounds\n(skipped)", (float(context), 0.02),
                         xycoords=("data", "axes fraction"), ha="center", fontsize=6,
                         color="#999999")
     if references and f"truth_{metric}" in table and table[f"truth_{metric}"].notna().any():
-        ax.axhline(float(table[f"truth_{metric}"].dropna().iloc[0]), color=colour
-                   if not counts else TRUTH_COLOUR, linestyle="--", linewidth=1,
-                   label=f"ground truth ({name})" if not counts else "ground truth")
-    if references and f"context_{metric}" in table and counts:
+        ax.axhline(float(table[f"truth_{metric}"].dropna().iloc[0]),
+                   color=TRUTH_COLOUR if single else colour, linestyle="--", linewidth=1,
+                   label="ground truth" if single else f"ground truth ({name})")
+    if references and f"context_{metric}" in table and single:
         ax.plot(table["context"].astype(float), table[f"context_{metric}"].astype(float),
                 color="#888888", linestyle=":", linewidth=1, label="context window (human)")
 

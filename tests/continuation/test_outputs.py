@@ -69,6 +69,12 @@ def test_compare_overlays_runs(tmp_path, capsys):
         "model-a / emma", "model-b / emma"]
 
 
+def test_compare_labels_tell_same_model_runs_apart(tmp_path):
+    paths = [plots.render(records(), tmp_path / run / "plots")[0] for run in ("r1", "r2")]
+    assert compare.labels(paths, [compare.read_run(p) for p in paths]) == [
+        "m / emma (r1)", "m / emma (r2)"]
+
+
 def test_compare_names_runs_from_different_points(tmp_path):
     a = compare.read_run(plots.render(records(), tmp_path / "a")[0])
     b = a.assign(continuation_point_tokens=5000)
