@@ -48,10 +48,10 @@ def main() -> None:
             sys.exit(done.stdout[-3000:] + done.stderr[-3000:])
         records = {json.loads(line)["nodeid"]: json.loads(line)
                    for line in (Path(tmp) / "bench" / "samples.jsonl").read_text().splitlines()}
-    durations = {}
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        nodeid = f"{case.get('file')}::{case.get('name')}"
-        durations[nodeid] = float(case.get("time"))
+        durations = {}
+        for case in ET.parse(junit).getroot().iter("testcase"):
+            module = case.get("classname").replace(".", "/") + ".py"
+            durations[f"{module}::{case.get('name')}"] = float(case.get("time"))
     overhead = [durations[k] - records[k]["latency_s"] for k in records if k in durations]
     latency = [records[k]["latency_s"] for k in records]
     print(f"samples: {len(records)}  (scale={args.scale}, -n {args.workers})")
