@@ -37,4 +37,5 @@ def build(item: Item, pattern: str, strategy: str, separator: str, cot: bool = F
     assembled = assemble(pattern, item.prompt_a, prompt_b, separator)
     instruction = INSTRUCTIONS[item.benchmark.split("_")[0]]
     answer = f"A: {THOUGHT_CUE}" if cot else "A:"
-    return Prompt(item.prompt_a, prompt_b, assembled, f"Q: {assembled}\n\n{instruction}\n\n{answer}")
+    text = f"Q: {assembled}\n\n{instruction}\n\n{answer}"
+    return Prompt(item.prompt_a, prompt_b, assembled, text)

@@ -94,7 +94,8 @@ def camelcase_reader(request):
 
 def inner_pytest(pytester, server, *args):
     return pytester.runpytest_subprocess(
-        str(ROOT / "benchmarks" / "re3"), "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
+        str(ROOT / "benchmarks" / "re3"), "--rootdir", str(ROOT),
+        "-c", str(ROOT / "pyproject.toml"),
         "--model", "scripted", "--base-url", server.base_url, "-p", "no:cacheprovider",
         "--results-dir", str(pytester.path / "results"), "--re3-gsm8k-items", "1", *args)
 
