@@ -71,7 +71,18 @@ def test_digit_spacing_examples():
     assert digitspace("no digits") == "no digits"
 
 
-@given(prompt_text, st.sampled_from([LOWERCASE, UPPERCASE]))
+def round_trips(c: str) -> bool:
+    """Unicode's case mapping loses a few letters by itself ("ı".upper().lower() == "i",
+    "ß".upper() == "SS"): the property is about the transform, so those are left out."""
+    return c.upper().casefold() == c.lower().casefold() == c.casefold()
+
+
+case_stable_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc"))
+                           .filter(round_trips) | st.sampled_from(" \n\t0123456789"),
+                           max_size=300)
+
+
+@given(case_stable_text, st.sampled_from([LOWERCASE, UPPERCASE]))
 def test_capitalisation_shift_keeps_letters(text, strategy):
     changed = transform(strategy, text, "seed")
     assert letters(changed.casefold()) == letters(text.casefold())  # the same letters, in order
