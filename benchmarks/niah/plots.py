@@ -23,6 +23,9 @@ MODE_NAMES = {"seq": "sequential", "shuf": "shuffled"}
 def render(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
     if frame.empty or "params.mode" not in frame:
         return []
+    for column in ("scores.correct", "scores.distractor_label"):  # absent when nothing ran
+        if column not in frame:
+            frame = frame.assign(**{column: None})
     title = _model_name(frame)
     paths = []
     conditions = sorted(set(zip(frame["params.mode"], frame["params.distractors"])))
@@ -38,8 +41,6 @@ def render(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 def verdicts(frame: pd.DataFrame) -> pd.DataFrame:
     """Answered samples with a verdict (unparsable verdicts are left out, and counted apart)."""
-    if "scores.correct" not in frame:
-        return frame.iloc[0:0]
     ok = frame[(frame["outcome"] == "ok") & frame["scores.correct"].notna()]
     return ok
 
@@ -92,18 +93,18 @@ def _curves(frame, conditions, title, out_dir):
         for n, values in zip(lengths, groups):
             ax.annotate(f"n={len(values)}", (n, mean_interval(values, "rate")[0]),
                         textcoords="offset points", xytext=(0, 5), ha="center", fontsize=5)
+    all_lengths = sorted(int(n) for n in frame["params.length"].unique())
     skipped = sorted(frame[frame["outcome"] == "skipped"]["params.length"].unique())
-    if skipped:
-        ax.text(0.01, 0.01, "skipped (beyond the context): " +
-                ", ".join(tokens_id("", int(n)) for n in skipped),
-                transform=ax.transAxes, fontsize=6, color="#666666")
+    note = ("\nskipped: " + ", ".join(tokens_id("", int(n)) for n in skipped)) if skipped else ""
     ax.set_xscale("log")
+    ax.set_xticks(all_lengths, [tokens_id("", n) for n in all_lengths])
+    ax.minorticks_off()
     ax.set_ylim(-0.05, 1.05)
     ax.set_xlabel("Context length (o200k tokens)")
     ax.set_ylabel("Accuracy (95% Wilson interval)")
-    ax.set_title(f"{title}: accuracy by length", fontsize=9)
+    ax.set_title(f"{title}: accuracy by length{note}", fontsize=9)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="lower left")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(alpha=0.3)
     return plots.save_figure(fig, out_dir, "accuracy_vs_length.png")
 
@@ -114,17 +115,16 @@ def _histogram(frame, title, out_dir):
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
     wrong = verdicts(frame)
-    if "scores.distractor_label" in wrong:
-        wrong = wrong[(wrong["params.distractors"] > 0) & (wrong["scores.correct"] == False)  # noqa: E712
-                      & wrong["scores.distractor_label"].notna()]
-    else:
-        wrong = wrong.iloc[0:0]
+    wrong = wrong[(wrong["params.distractors"] > 0) & (wrong["scores.correct"] == False)  # noqa: E712
+                  & wrong["scores.distractor_label"].notna()]
     conditions = sorted(set(zip(wrong["params.mode"], wrong["params.distractors"])))
     if not conditions:
         ax.text(0.5, 0.5, "no wrong answers with distractors in the document",
                 ha="center", va="center", transform=ax.transAxes)
-    labels = sorted({int(v) for v in wrong["scores.distractor_label"]} | {-1}) \
-        if conditions else [-1]
+    labels = [-1]
+    if conditions:
+        offered = range(int(frame["params.distractors"].max()))
+        labels = sorted({int(v) for v in wrong["scores.distractor_label"]} | {-1} | set(offered))
     width = 0.8 / max(len(conditions), 1)
     for k, (mode, count) in enumerate(conditions):
         mine = wrong[(wrong["params.mode"] == mode) & (wrong["params.distractors"] == count)]

@@ -1,0 +1,40 @@
+"""The NIAH renderer draws from records alone, whatever subset of outcomes they hold."""
+
+import pandas as pd
+import pytest
+
+from benchmarks.niah import grid, plots
+from reporting.records import SampleRecord
+from reporting.store import records_frame
+
+
+def record(sample, outcome="ok", **scores):
+    return SampleRecord(experiment="niah", sample_id=sample.id, params=sample.params(),
+                        outcome=outcome, scores=scores, model={"name": "m"})
+
+
+def samples(**fields):
+    return [s for s in grid.build("test", [("ferry", "ferry1")])
+            if all(getattr(s, k) == v for k, v in fields.items())]
+
+
+@pytest.mark.parametrize("records", [
+    [record(s, correct=False) for s in samples(distractors=0)],  # no distractor labels at all
+    [record(s, "skipped") for s in samples(length=10_000)],  # nothing answered
+    [record(s, correct=s.depth == 50, **({} if s.depth == 50 else {"distractor_label": -1}))
+     for s in samples(distractors=4)] + [record(s, correct=None) for s in samples(distractors=0)],
+])
+def test_render_writes_every_plot(tmp_path, records):
+    frame = records_frame(records)
+    paths = plots.render(frame, tmp_path)
+    conditions = {(r.params["mode"], r.params["distractors"]) for r in records}
+    assert len(paths) == len(conditions) + 2
+    assert all(p.exists() and p.stat().st_size > 0 for p in paths)
+
+
+def test_verdicts_leave_out_unparsable_and_skipped():
+    frame = records_frame([record(s, correct=True) for s in samples(length=5_000)][:1]
+                          + [record(s, correct=None) for s in samples(length=500)]
+                          + [record(s, "skipped") for s in samples(length=1_000)])
+    assert len(plots.verdicts(frame)) == 1
+    assert plots.render(pd.DataFrame(), ".") == []
