@@ -84,7 +84,7 @@ def _table(header: Sequence[str] | None, rows: Sequence[Sequence],
 
 
 def _excerpt(text: str | None, limit: int) -> str:
-    if text is None:
+    if not isinstance(text, str):  # None, or NaN where the frame mixes skipped samples in
         return ""
     if len(text) <= limit:
         return text
