@@ -109,13 +109,18 @@ def load(path: str | Path = DEFAULT_FILE) -> tuple[Question, ...]:
     return questions
 
 
+def _id(entry: dict, where: str) -> str:
+    value = _text(entry, "id", where)
+    if not ID.match(value):
+        raise NeedleFileError(f"{where}: id {value!r} must be lower-case letters and digits, "
+                              "starting with a letter")
+    return value
+
+
 def _question(entry, where: str) -> Question:
     if not isinstance(entry, dict):
         raise NeedleFileError(f"{where}: must be an object")
-    qid = _text(entry, "id", where)
-    if not ID.match(qid):
-        raise NeedleFileError(f"{where}: id {qid!r} must be lower-case letters and digits, "
-                              "starting with a letter")
+    qid = _id(entry, where)
     question = _text(entry, "question", where)
     needles = tuple(_needle(n, question, f"{where} ({qid}) needle {j}")
                     for j, n in enumerate(_list(entry, "needles", where, 1)))
@@ -136,10 +141,7 @@ def _question(entry, where: str) -> Question:
 def _needle(entry, question: str, where: str) -> Needle:
     if not isinstance(entry, dict):
         raise NeedleFileError(f"{where}: must be an object")
-    nid = _text(entry, "id", where)
-    if not ID.match(nid):
-        raise NeedleFileError(f"{where}: id {nid!r} must be lower-case letters and digits, "
-                              "starting with a letter")
+    nid = _id(entry, where)
     text = _text(entry, "text", where)
     answers = entry.get("answer")
     answers = [answers] if isinstance(answers, str) else answers
