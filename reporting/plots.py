@@ -86,8 +86,7 @@ def heatmap(ax, matrix: np.ndarray, row_labels: Sequence[str], col_labels: Seque
             vmin: float = 0.0, vmax: float = 1.0, cmap=ACCURACY_CMAP):
     """A continuous heatmap, each cell annotated with its value (and n); NaN cells greyed."""
     shown = np.ma.masked_invalid(matrix.astype(float))
-    colormap = matplotlib.colormaps.get_cmap(cmap).copy()
-    colormap.set_bad("#E6E6E6")
+    colormap = matplotlib.colormaps.get_cmap(cmap).with_extremes(bad="#E6E6E6")
     image = ax.imshow(shown, cmap=colormap, vmin=vmin, vmax=vmax, aspect="auto",
                       origin="lower")
     ax.set_xticks(range(len(col_labels)), col_labels)

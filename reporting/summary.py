@@ -75,4 +75,11 @@ def _finite(value: float) -> float | None:
 
 
 def _plain(value):
-    return value.item() if hasattr(value, "item") else value
+    value = value.item() if hasattr(value, "item") else value
+    # pandas turns an integer column with gaps into floats: show 500, not 500.0
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if value.is_integer():
+            return int(value)
+    return value
