@@ -24,7 +24,7 @@ from .experiments import catalog
 from .records import REPORT_ATTRIBUTE, SampleRecord
 from .report import build_report, render_plots
 from .run import RunContext
-from .store import ResultsStore, records_frame
+from .store import ResultsStore, experiment_frames, records_frame
 from .summary import format_table, summarize
 
 INCOMPLETE_EXIT = pytest.ExitCode.TESTS_FAILED
@@ -184,8 +184,7 @@ class RunReporter:
             return {}
         experiments = catalog(self.config)
         return {name: summarize(part, experiments[name])
-                for name, part in frame.groupby("experiment", sort=True)
-                if name in experiments}
+                for name, part in experiment_frames(frame) if name in experiments}
 
     def _write_summary(self, frame, info: dict) -> None:
         run = self.run

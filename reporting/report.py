@@ -20,6 +20,7 @@ import pandas as pd
 from .compare import CellDelta, RunData, format_deltas, run_identity
 from .experiments import Experiment
 from .records import OUTCOMES
+from .store import experiment_frames
 from .summary import cell_label, summarize
 
 SAMPLES_PER_CELL = 10  # the worst ones; every record is in samples.jsonl and the store
@@ -48,14 +49,14 @@ def render_plots(frame: pd.DataFrame, experiments: dict[str, Experiment], plots_
     rendered: dict[str, list[Path]] = {}
     if frame.empty:
         return rendered
-    for name, part in frame.groupby("experiment", sort=True):
+    for name, part in experiment_frames(frame):
         experiment = experiments.get(name)
         if experiment is None or experiment.render is None:
             continue
         out = plots_dir / name
         out.mkdir(parents=True, exist_ok=True)
         try:
-            rendered[name] = list(experiment.render(part.reset_index(drop=True), out))
+            rendered[name] = list(experiment.render(part, out))
         except Exception as error:  # a plot bug must not lose the run's records or report
             rendered[name] = []
             warn(f"contextrot: plots of {name} failed: {type(error).__name__}: {error}")
@@ -206,9 +207,7 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
     if gate_lines:
         body.append("<h2>Gate</h2>" + "".join(
             f'<p class="{"bad" if bad else ""}">{_e(line)}</p>' for line, bad in gate_lines))
-    names = sorted(frame["experiment"].unique()) if not frame.empty else []
-    for name in names:
-        part = frame[frame["experiment"] == name].reset_index(drop=True)
+    for name, part in experiment_frames(frame):
         experiment = experiments.get(name)
         if experiment is None:
             body.append(f"<h2>{_e(name)}</h2><p class='muted'>{len(part)} records; this "
@@ -221,7 +220,7 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
             body.append("<p class='muted'>no plots</p>")
         body.append(summary_table(experiment, summarize(part, experiment)))
         body.append(samples_section(part, experiment))
-    if not names:
+    if frame.empty:
         body.append("<p class='muted'>no sample records in this run</p>")
     return page(f"contextrot run {run_id}", "".join(body))
 

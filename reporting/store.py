@@ -127,3 +127,22 @@ def records_frame(records: Iterable[SampleRecord]) -> pd.DataFrame:
     if not rows:
         return pd.DataFrame()
     return pd.json_normalize(rows, sep=".")
+
+
+def experiment_frames(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
+    """The records of each experiment on their own, in name order.
+
+    In a run's combined table another experiment's columns are empty and an integer column
+    with gaps became float; each experiment's part gets only its own columns back, integers
+    as integers (a renderer then writes ``x0``, not ``x0.0``).
+    """
+    if frame.empty:
+        return
+    for name, part in frame.groupby("experiment", sort=True):
+        part = part.dropna(axis=1, how="all").reset_index(drop=True)
+        for column in part.columns:
+            values = part[column]
+            if values.dtype.kind == "f" and values.notna().all() \
+                    and (values == values.round()).all():
+                part[column] = values.astype("int64")
+        yield name, part
