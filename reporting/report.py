@@ -214,10 +214,17 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
                         "experiment is not declared here, so it is not summarized.</p>")
             continue
         body.append(f"<h2>{_e(name)}: {_e(experiment.title)}</h2>")
-        for path in plots.get(name, []):
-            body.append(image_tag(path, f"{name}: {Path(path).stem}"))
-        if not plots.get(name):
+        files = [Path(p) for p in plots.get(name, [])]
+        images = [p for p in files if p.suffix.lower() == ".png"]
+        for path in images:
+            body.append(image_tag(path, f"{name}: {path.stem}"))
+        if not images:
             body.append("<p class='muted'>no plots</p>")
+        tables = [p for p in files if p.suffix.lower() != ".png"]
+        if tables:  # a renderer's CSV or Markdown: linked beside the report, not embedded
+            body.append("<p>also written: " + ", ".join(
+                f'<a href="plots/{_e(name)}/{_e(p.name)}">{_e(p.name)}</a>' for p in tables)
+                + "</p>")
         body.append(summary_table(experiment, summarize(part, experiment)))
         body.append(samples_section(part, experiment))
     if frame.empty:
@@ -250,7 +257,8 @@ def build_comparison(runs: Sequence[RunData], figures: dict[str, list[Path]],
                                      "samples"], rows, numeric={5})]
     for name, paths in sorted(figures.items()):
         body.append(f"<h2>{_e(name)}</h2>")
-        body.extend(image_tag(p, f"{name}: {Path(p).stem}") for p in paths)
+        body.extend(image_tag(p, f"{name}: {Path(p).stem}") for p in paths
+                    if Path(p).suffix.lower() == ".png")
     for run_id, found in deltas.items():
         body.append(f"<h2>{_e(run_id)} minus {_e(runs[0].run_id)}: paired differences</h2>")
         body.append(f"<pre>{_e(format_deltas(found)) if found else 'no paired samples'}</pre>")
