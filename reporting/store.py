@@ -132,14 +132,16 @@ def records_frame(records: Iterable[SampleRecord]) -> pd.DataFrame:
 def experiment_frames(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
     """The records of each experiment on their own, in name order.
 
-    In a run's combined table another experiment's columns are empty and an integer column
-    with gaps became float; each experiment's part gets only its own columns back, integers
-    as integers (a renderer then writes ``x0``, not ``x0.0``).
+    In a run's combined table an integer column became float where other experiments' rows
+    left gaps; within one experiment's part it is an integer column again (a renderer then
+    writes ``x0``, not ``x0.0``). Columns are kept even when empty: a score that is null in
+    every sample (position accuracy when the word never appears) is still that
+    experiment's column.
     """
     if frame.empty:
         return
     for name, part in frame.groupby("experiment", sort=True):
-        part = part.dropna(axis=1, how="all").reset_index(drop=True)
+        part = part.reset_index(drop=True)
         for column in part.columns:
             values = part[column]
             if values.dtype.kind == "f" and values.notna().all() \

@@ -51,6 +51,8 @@ def render(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 def _binned(frame, lengths, excluded, column, label, kind, colour, hatch, title, out_dir,
             filename):
+    if column not in frame:  # no scored sample had this score: every bin is empty
+        frame = frame.assign(**{column: None})
     fig, axes = plots.panel_grid(len(lengths), columns=3)
     for ax, n in zip(axes, lengths):
         cell = frame[frame["params.n"] == n]

@@ -15,9 +15,16 @@ def test_each_experiment_gets_its_own_columns_with_integers_intact():
                            record("b", "b1", words=25)])
     parts = dict(experiment_frames(frame))
     assert sorted(parts) == ["a", "b"]
-    assert "params.words" not in parts["a"] and "params.length" not in parts["b"]
+    assert parts["b"]["params.words"].tolist() == [25]
     assert parts["a"]["params.length"].tolist() == [500, 1000]
     assert parts["a"]["params.depth"].dtype.kind == "i"
+
+
+def test_a_score_that_is_null_in_every_sample_keeps_its_column():
+    one, two = record("a", "a1", length=500), record("b", "b1", words=25)
+    one.scores["position_correct"] = None
+    parts = dict(experiment_frames(records_frame([one, two])))
+    assert parts["a"]["scores.position_correct"].isna().all()
 
 
 def test_records_round_trip_through_sqlite_and_jsonl(tmp_path):
