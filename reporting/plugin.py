@@ -146,7 +146,7 @@ class RunReporter:
         if self.missing and not interrupted and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = INCOMPLETE_EXIT
         frame = records_frame(self.received.values())
-        self.store.update_run_info(self.run.run_id, model=self._identity("model"),
+        self.store.update_run_info(self.run.run_id, model=self._model_identity(),
                                    missing=self.missing)
         info = self.store.run_info(self.run.run_id)
         self._gate(session, info, frame)
@@ -173,7 +173,7 @@ class RunReporter:
         if self.verdict.exit_status and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = self.verdict.exit_status
 
-    def _identity(self, role: str) -> dict:
+    def _model_identity(self) -> dict:
         for record in self.received.values():
             if record.model:
                 return record.model
@@ -191,7 +191,7 @@ class RunReporter:
         run.run_dir.mkdir(parents=True, exist_ok=True)
         summary = {
             "run_id": run.run_id,
-            "model": self._identity("model"),
+            "model": self._model_identity(),
             "identity": run_identity(info, frame),
             "expected": len(self.expected), "received": len(self.received),
             "missing": self.missing,
