@@ -70,9 +70,9 @@ def parse_pairs(values: list[str] | None) -> list[tuple[str, str]]:
         if value == "report":
             pairs.extend(REPORT_PAIRS)
             continue
-        common, sep, modified = value.partition("/")
-        if not sep or not common.strip() or not modified.strip() or common == modified:
+        parts = [part.strip() for part in value.split("/")]
+        if len(parts) != 2 or not all(parts) or parts[0] == parts[1]:
             raise ValueError(f"--word-pair {value!r}: write COMMON/MODIFIED with two different "
-                             "words, e.g. --word-pair apple/apples")
-        pairs.append((common.strip(), modified.strip()))
+                             "words and one '/', e.g. --word-pair apple/apples")
+        pairs.append((parts[0], parts[1]))
     return list(dict.fromkeys(pairs))

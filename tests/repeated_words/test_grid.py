@@ -31,7 +31,8 @@ def test_ids_are_letter_prefixed_and_unique():
     assert "San+Francisco_sf-n25-pos0003" in ids
 
 
-@pytest.mark.parametrize("value", ["apple", "apple/", "/apple", "apple/apple"])
+@pytest.mark.parametrize("value", ["apple", "apple/", "/apple", "apple/apple", "a/b/c",
+                                   "apple//apples", " apple / apple "])
 def test_a_malformed_word_pair_is_refused_with_the_fix(value):
     with pytest.raises(ValueError, match="COMMON/MODIFIED"):
         grid.parse_pairs([value])

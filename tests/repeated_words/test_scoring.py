@@ -63,6 +63,54 @@ def test_golden_gate_pairs_do_not_confuse_their_shared_words():
     assert scores["word_position_correct"] and scores["word_count_delta"] == 0
 
 
+# -- issue 12, items 1 and 2: the exact inputs of the issue -------------------------------
+@pytest.mark.parametrize("sample, output", [
+    (Sample("apple", "apples", 5, 4), "apple apple apple apple apples."),
+    (Sample("apple", "apples", 5, 4), '"apple apple apple apple apples"'),
+    (Sample("apple", "apples", 5, 0), '"apples apple apple apple apple"'),
+])
+def test_punctuation_and_quotes_around_a_word_do_not_hide_it(sample, output):
+    scores = scoring.score(sample, output)
+    assert scores["modified_present"] and scores["position_correct"]
+    assert scores["word_position_correct"] and not scores["extra_modified"]
+    assert scores["other_words"] == 0 and scores["word_count_delta"] == 0
+    assert scores["common_count"] == 4 and scoring.refusal_reason(sample, output) is None
+    assert scores["levenshtein"] < 1.0  # the exact-copy metric still counts the punctuation
+
+
+def test_the_issues_quoted_copy_at_position_4_is_present_at_the_wrong_place():
+    scores = scoring.score(Sample("apple", "apples", 5, 4), '"apples apple apple apple apple"')
+    assert scores["modified_present"] and scores["other_words"] == 0
+    assert not scores["position_correct"] and not scores["word_position_correct"]
+
+
+@pytest.mark.parametrize("output", ["orange orange san francisco orange orange",
+                                    "orange orange san francisco, orange orange"])
+def test_a_lower_case_name_is_one_wrong_word_not_two(output):
+    scores = scoring.score(Sample("orange", "San Francisco", 5, 2), output)
+    assert scores["word_count_delta"] == 0
+    assert not scores["modified_present"] and scores["other_words"] == 1  # case is kept
+
+
+def test_a_name_followed_by_a_comma_is_the_name():
+    sample = Sample("orange", "San Francisco", 5, 2)
+    scores = scoring.score(sample, "orange orange San Francisco, orange orange")
+    assert scores["word_count_delta"] == 0 and scores["other_words"] == 0
+    assert scores["modified_present"] and scores["position_correct"]
+
+
+def test_case_still_separates_golden_from_golden():
+    scores = scoring.score(Sample("golden", "Golden", 3, 1), "golden golden. golden")
+    assert not scores["modified_present"] and scores["common_count"] == 3
+
+
+def test_a_token_of_punctuation_alone_is_still_a_word():
+    # as the original's split() counts it; "-\n-\n--" outputs stay refusals
+    scores = scoring.score(APPLE, "apple apple apples - apple apple")
+    assert scores["word_count_delta"] == -1 and scores["other_words"] == 1
+    assert scoring.refusal_reason(APPLE, "-\n-\n--") is not None
+
+
 @pytest.mark.parametrize("output, refused", [
     ("", True),
     ("   ", True),
