@@ -7,8 +7,12 @@ Public API (also used by other experiments):
 - ``sequential_haystack(tokenizer, budget_tokens, start_offset=0)``: the corpus in document
   order, from a paragraph start, cut at exactly ``budget_tokens`` tokens;
 - ``shuffled_haystack(tokenizer, budget_tokens, seed)``: whole sentences in a seeded order;
-- ``insert_at_depth(haystack, needle, depth_percent)``: at the sentence boundary at or before
-  the depth (in characters), with whitespace on both sides; 0 prepends, 100 appends.
+- ``place(haystack, depth_percent, tokenizer)``: where a needle at that depth goes, the
+  spec's rule: ``floor(tokens x depth / 100)`` o200k tokens in, then back to the sentence
+  boundary at or before that point; 0 is the start, 100 the end. Returns the character offset
+  and the realised depth in tokens;
+- ``insert_at_depth(haystack, needle, depth_percent, tokenizer=None)``: the needle placed so,
+  with whitespace on both sides (without a tokenizer the depth is read in characters).
 
 Each corpus is read and tokenized once per process (``functools.lru_cache``); a haystack is a
 slice of that token array (sequential) or a selection of pre-counted sentences (shuffled), so
@@ -22,7 +26,9 @@ are not ends), the needle never touches the previous sentence, and the shuffle i
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
+import math
 import random
 import re
 from typing import Sequence
@@ -126,21 +132,53 @@ def insert_at(text: str, insertion: str, offset: int) -> str:
     return left + insertion + right
 
 
-def insert_at_depth(haystack: str, needle: str, depth_percent: float) -> str:
-    """The needle at ``depth_percent`` of the haystack's characters, moved back to a boundary.
+@dataclasses.dataclass(frozen=True)
+class Placement:
+    """Where a needle goes in a haystack, and how deep that is in o200k tokens."""
+    offset: int  # character offset in the haystack: a sentence boundary, 0 or its end
+    tokens_before: int  # tokens of the haystack before the offset
+    tokens: int  # tokens of the whole haystack
 
-    0 prepends and 100 appends; otherwise the needle goes at the last sentence boundary at
-    or before the nominal point (the start of the text when there is none), with whitespace
-    on both sides.
-    """
-    if not 0 <= depth_percent <= 100:
-        raise ValueError(f"depth_percent must be in [0, 100], not {depth_percent}")
+    @property
+    def depth(self) -> float:
+        """The realised depth: percent of the haystack's tokens before the needle."""
+        return 100 * self.tokens_before / self.tokens if self.tokens else 0.0
+
+
+def place(haystack: str, depth_percent: float, tokenizer) -> Placement:
+    """The spec's insertion point: ``floor(tokens x depth / 100)`` tokens into the haystack,
+    moved back to the last sentence boundary at or before it (the start when there is none).
+    Depth 0 is the start and 100 the end."""
+    _check_depth(depth_percent)
+    tokens = tokenizer.encode(haystack)
     if depth_percent == 0:
-        return insert_at(haystack, needle, 0)
+        return Placement(0, 0, len(tokens))
     if depth_percent == 100:
-        return insert_at(haystack, needle, len(haystack))
+        return Placement(len(haystack), len(tokens), len(tokens))
+    nominal = math.floor(len(tokens) * depth_percent / 100)
+    # A prefix can end inside a multi-byte character: its replacement character is not text.
+    offset = boundary_before(haystack, len(tokenizer.decode(tokens[:nominal]).rstrip("\ufffd")))
+    return Placement(offset, tokenizer.count(haystack[:offset]), len(tokens))
+
+
+def insert_at_depth(haystack: str, needle: str, depth_percent: float, tokenizer=None) -> str:
+    """The needle at ``depth_percent`` of the haystack, moved back to a sentence boundary.
+
+    With a tokenizer the depth is read in its tokens (``place``, the NIAH spec's rule);
+    without one, in characters. 0 prepends and 100 appends, with whitespace on both sides.
+    """
+    if tokenizer is not None:
+        return insert_at(haystack, needle, place(haystack, depth_percent, tokenizer).offset)
+    _check_depth(depth_percent)
+    if depth_percent in (0, 100):
+        return insert_at(haystack, needle, len(haystack) if depth_percent else 0)
     nominal = int(len(haystack) * depth_percent / 100)
     return insert_at(haystack, needle, boundary_before(haystack, nominal))
+
+
+def _check_depth(depth_percent: float) -> None:
+    if not 0 <= depth_percent <= 100:
+        raise ValueError(f"depth_percent must be in [0, 100], not {depth_percent}")
 
 
 def insert_at_offsets(haystack: str, insertions: Sequence[tuple[int, str]]) -> str:

@@ -3,6 +3,17 @@
 Token budget: the prompt's o200k length (template, haystack, distractors and needle) is the
 sample's ``length``. The template's overhead and the insertions are counted first and the
 haystack gets the rest, as in the original; the realised count is measured and stored.
+Joined pieces can tokenize into a token or two more than their separate counts, so before the
+needle is placed the longest prompt any depth can give is measured (the needle first, or the
+needle-free prompt plus the needle's own count: the needle's joins inside the text never add
+a token) and, when that exceeds the target, the haystack is cut by the excess and rebuilt.
+The haystack and its distractors are then the same at every depth, and no prompt exceeds the
+target.
+
+Depth: the needle goes ``floor(tokens x depth / 100)`` o200k tokens into the haystack (with its
+distractors), then back to a sentence boundary (haystack.place), and the realised depth is
+recorded in the same tokens: a long sentence can make two depths one prompt, and the record
+says so.
 """
 
 from __future__ import annotations
@@ -54,32 +65,48 @@ class Stimulus:
     prompt_tokens: int  # o200k count of the whole prompt
     haystack_budget: int  # tokens the haystack was cut to
     needle_offset: int  # character offset of the needle in the document
-    needle_depth_realised: float  # that offset as a percent of the document without the needle
+    needle_token_offset: int  # o200k tokens of the haystack (distractors in) before the needle
+    needle_depth_realised: float  # that, as a percent of the haystack's tokens (2 decimals)
     distractor_indices: tuple[int, ...]  # which of the question's distractors, in order
     distractor_offsets: tuple[int, ...]  # their character offsets in the haystack
+
+
+MAX_REBUILDS = 3  # each cuts the haystack by the excess; one is almost always enough
 
 
 def build(sample: NiahSample, question: Question, needle: Needle, tokenizer, *,
           template: str = SPEC_TEMPLATE, include_bible: bool = False) -> Stimulus:
     chosen = choose_distractors(sample, len(question.distractors))
     distractors = [question.distractors[i].text for i in chosen]
-    overhead = tokenizer.count(template.format(haystack_with_needle="",
-                                               retrieval_question=question.question))
-    insertions = sum(tokenizer.count(" " + text) for text in [needle.text, *distractors])
+
+    def prompt(document: str) -> str:
+        return template.format(haystack_with_needle=document,
+                               retrieval_question=question.question)
+
+    overhead = tokenizer.count(prompt(""))
+    needle_tokens = tokenizer.count(" " + needle.text)
+    insertions = needle_tokens + sum(tokenizer.count(" " + text) for text in distractors)
     budget = sample.length - overhead - insertions
-    if budget <= MIN_HAYSTACK_TOKENS:
-        raise TooShort(f"{sample.length} tokens leave {budget} for the haystack after the "
-                       f"template ({overhead}) and the insertions ({insertions})")
-    hay = haystack_text(sample, tokenizer, budget, include_bible)
-    offsets = distractor_offsets(hay, sample.distractor_seed, len(distractors))
-    with_distractors = haystack.insert_at_offsets(hay, list(zip(offsets, distractors)))
-    document = haystack.insert_at_depth(with_distractors, needle.text, sample.depth)
-    prompt = template.format(haystack_with_needle=document,
-                             retrieval_question=question.question)
-    at = document.index(needle.text)
-    return Stimulus(prompt=prompt, prompt_tokens=tokenizer.count(prompt), haystack_budget=budget,
-                    needle_offset=at,
-                    needle_depth_realised=round(100 * at / max(len(with_distractors), 1), 2),
+    for _ in range(MAX_REBUILDS + 1):
+        if budget <= MIN_HAYSTACK_TOKENS:
+            raise TooShort(f"{sample.length} tokens leave {budget} for the haystack after the "
+                           f"template ({overhead}) and the insertions ({insertions})")
+        hay = haystack_text(sample, tokenizer, budget, include_bible)
+        offsets = distractor_offsets(hay, sample.distractor_seed, len(distractors))
+        with_distractors = haystack.insert_at_offsets(hay, list(zip(offsets, distractors)))
+        first = haystack.insert_at(with_distractors, needle.text, 0)
+        longest = max(tokenizer.count(prompt(with_distractors)) + needle_tokens,
+                      tokenizer.count(prompt(first)))
+        if longest <= sample.length:
+            break
+        budget -= longest - sample.length
+    where = haystack.place(with_distractors, sample.depth, tokenizer)
+    document = haystack.insert_at(with_distractors, needle.text, where.offset)
+    text = prompt(document)
+    return Stimulus(prompt=text, prompt_tokens=tokenizer.count(text), haystack_budget=budget,
+                    needle_offset=document.index(needle.text),
+                    needle_token_offset=where.tokens_before,
+                    needle_depth_realised=round(where.depth, 2),
                     distractor_indices=tuple(chosen), distractor_offsets=tuple(offsets))
 
 

@@ -62,6 +62,18 @@ def test_needle_is_intact_and_separated(depth):
         assert at <= len(TEXT) * depth / 100 + 1  # moved back, never forward
 
 
+@pytest.mark.parametrize("depth", [0, 10, 50, 90, 100])
+def test_placement_reads_the_depth_in_tokens_and_is_exact_at_the_ends(depth):
+    tokenizer = o200k()
+    where = haystack.place(TEXT, depth, tokenizer)
+    assert where.tokens == tokenizer.count(TEXT)
+    assert where.tokens_before == tokenizer.count(TEXT[:where.offset])
+    assert where.tokens_before <= where.tokens * depth / 100
+    assert where.depth == {0: 0.0, 100: 100.0}.get(depth, where.depth)
+    result = haystack.insert_at_depth(TEXT, "NEEDLE.", depth, tokenizer)
+    assert result.replace("NEEDLE.", "", 1).split() == TEXT.split()
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.floats(min_value=0, max_value=100))
 def test_insertion_never_splits_a_word(depth):

@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.niah import grid, needles, stimulus
+from benchmarks.niah import grid, haystack, needles, stimulus
 from fixtures.tokenizer import o200k
 
 QUESTION = needles.load()[0]
@@ -31,7 +32,7 @@ def build(mode="seq", length=2_000, depth=50, distractors=0, trial=0, **options)
 def test_prompt_hits_the_token_budget(mode, length, depth, distractors, trial):
     built = build(mode, length, depth, distractors, trial)
     assert built.prompt_tokens == o200k().count(built.prompt)
-    assert abs(built.prompt_tokens - length) <= 3
+    assert length - 3 <= built.prompt_tokens <= length
     assert built.prompt.count(NEEDLE.text) == 1
     for index in built.distractor_indices:
         assert built.prompt.count(QUESTION.distractors[index].text) == 1
@@ -39,7 +40,7 @@ def test_prompt_hits_the_token_budget(mode, length, depth, distractors, trial):
 
 @pytest.mark.parametrize("length", [100_000, 900_000])
 def test_long_prompts_hit_the_budget(length):
-    assert abs(build("shuf", length, 30, 4).prompt_tokens - length) <= 3
+    assert length - 3 <= build("shuf", length, 30, 4).prompt_tokens <= length
 
 
 def test_too_short_a_length_is_refused_with_the_reason():
@@ -61,6 +62,42 @@ def test_needle_depth_is_near_the_nominal_depth():
     for depth in (10, 50, 90):
         realised = build("shuf", 20_000, depth, 0).needle_depth_realised
         assert depth - 3 <= realised <= depth
+
+
+# -- issue 12, items 3 and 4: depth in tokens, never over the target -----------------------
+@pytest.mark.parametrize("mode", grid.MODES)
+@pytest.mark.parametrize("length", [500, 1_000, 5_000])
+def test_the_needle_goes_where_the_token_rule_puts_it(mode, length):
+    """The 54 interior cases: floor(tokens x d / 100), then back to a sentence boundary."""
+    tokenizer = o200k()
+    for depth in range(10, 100, 10):
+        built = build(mode, length, depth, 0)
+        sample = grid.NiahSample(mode, QUESTION.id, NEEDLE.id, length, depth, 0, 0)
+        hay = stimulus.haystack_text(sample, tokenizer, built.haystack_budget, False)
+        tokens = tokenizer.encode(hay)
+        nominal = math.floor(len(tokens) * depth / 100)
+        at = haystack.boundary_before(hay, len(tokenizer.decode(tokens[:nominal])))
+        assert haystack.insert_at(hay, NEEDLE.text, at) in built.prompt, depth
+        assert built.needle_token_offset == tokenizer.count(hay[:at]) <= nominal
+        assert built.needle_depth_realised == round(100 * built.needle_token_offset
+                                                    / len(tokens), 2) <= depth
+
+
+@pytest.mark.parametrize("mode", grid.MODES)
+@pytest.mark.parametrize("distractors", [0, 1])
+def test_the_ends_are_exact_and_no_prompt_exceeds_its_target(mode, distractors):
+    for trial in range(5):
+        first, last = (build(mode, 500, depth, distractors, trial) for depth in (0, 100))
+        assert first.needle_depth_realised == 0.0 and first.needle_token_offset == 0
+        assert last.needle_depth_realised == 100.0
+        assert 497 <= first.prompt_tokens <= 500 and 497 <= last.prompt_tokens <= 500
+
+
+def test_a_long_sentence_that_makes_two_depths_one_prompt_is_recorded():
+    # 500 tokens, shuffled: one sentence spans the 25% and 50% points
+    at_25, at_50 = build("shuf", 500, 25, 1, trial=1), build("shuf", 500, 50, 1, trial=1)
+    assert at_25.prompt == at_50.prompt
+    assert at_25.needle_depth_realised == at_50.needle_depth_realised < 10
 
 
 def test_trials_differ_and_modes_differ():
@@ -85,7 +122,7 @@ def test_templates():
 
 SCRIPT = """
 import hashlib, json, sys
-from benchmarks.niah import grid, needles, stimulus
+from benchmarks.niah import grid, haystack, needles, stimulus
 from fixtures.tokenizer import o200k
 q = needles.load()[0]; n = q.needles[0]
 out = {}
