@@ -18,6 +18,8 @@ from reporting import plots
 from reporting.stats import mean_interval, wilson_interval
 
 MODE_NAMES = {"seq": "sequential", "shuf": "shuffled"}
+REALISED = "details.needle_depth_realised"  # percent of the haystack's o200k tokens
+FAR_FROM_NOMINAL = 5.0  # percentage points: a cell's realised depth this far off is shown
 
 
 def render(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
@@ -69,11 +71,36 @@ def _heatmap(frame, title, out_dir, filename):
                           [f"{int(d)}%" for d in depths], counts=counts, missing_label="")
     for (i, j), label in missing.items():
         ax.text(j, i, label, ha="center", va="center", fontsize=6, color="#666666")
+    far = realised_depths(frame, lengths, depths)
+    for (i, j), realised in far.items():
+        ax.text(j, i - 0.3, f"at {realised:.1f}%", ha="center", va="center", fontsize=6,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.8,
+                      "linewidth": 0})
     fig.colorbar(image, ax=ax, label="accuracy")
-    ax.set_xlabel("Needle depth")
+    ax.set_xlabel("Needle depth" + (f"\n(at N%: the cell's mean realised depth in tokens, "
+                                    f"shown when over {FAR_FROM_NOMINAL:g} points away)"
+                                    if far else ""), fontsize=8 if far else None)
     ax.set_ylabel("Context length (o200k tokens)")
     ax.set_title(title, fontsize=9)
     return plots.save_figure(fig, out_dir, filename)
+
+
+def realised_depths(frame, lengths, depths) -> dict[tuple[int, int], float]:
+    """(row, column) -> the cell's mean realised needle depth, where it is far from nominal.
+
+    A long sentence moves the needle back to its start, so at short lengths two depths can
+    be one prompt; this is how the heatmap says so.
+    """
+    if REALISED not in frame:
+        return {}
+    far = {}
+    for i, length in enumerate(lengths):
+        for j, depth in enumerate(depths):
+            cell = frame[(frame["params.length"] == length) & (frame["params.depth"] == depth)]
+            values = cell[REALISED].dropna().astype(float)
+            if len(values) and abs(values.mean() - depth) > FAR_FROM_NOMINAL:
+                far[(i, j)] = float(values.mean())
+    return far
 
 
 def _curves(frame, conditions, title, out_dir):

@@ -38,3 +38,19 @@ def test_verdicts_leave_out_unparsable_and_skipped():
                           + [record(s, "skipped") for s in samples(length=1_000)])
     assert len(plots.verdicts(frame)) == 1
     assert plots.render(pd.DataFrame(), ".") == []
+
+
+def test_the_heatmap_marks_cells_whose_realised_depth_is_far_from_the_nominal_one():
+    # issue 12 item 3: at 500 tokens a long sentence can put depths 25 and 50 at 1.5%
+    records = []
+    for s in samples(distractors=0, mode="seq"):
+        realised = 1.5 if (s.length, s.depth) == (500, 50) else s.depth - 0.4
+        r = record(s, correct=True)
+        r.details["needle_depth_realised"] = realised
+        records.append(r)
+    frame = records_frame(records)
+    lengths = sorted(frame["params.length"].unique())
+    depths = sorted(frame["params.depth"].unique())
+    far = plots.realised_depths(frame, lengths, depths)
+    assert far == {(lengths.index(500), depths.index(50)): 1.5}
+    assert plots.realised_depths(frame.drop(columns=[plots.REALISED]), lengths, depths) == {}
