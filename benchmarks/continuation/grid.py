@@ -34,14 +34,15 @@ class ContinuationSample(SampleParams):
 
     @property
     def id(self) -> str:
-        return f"{tier_id(self.context)}-r{self.round}"
+        return f"{tier_id(self.context)}-r{self.round:02d}"  # "r01" is not in "r10"
 
 
 def tier_id(context: int) -> str:
-    """``ctx1k`` for 1,024, ``ctx1.5k`` for 1,536 (k = 1,024 as on the plots); else exact."""
+    """``ctx1k`` for 1,024, ``ctx1.5k`` for 1,536 (k = 1,024 as on the plots); else the exact
+    count with its own unit, ``ctx1028t`` (a bare ``ctx1028`` is found in ``ctx10280``)."""
     if context % 512 == 0:
         return tokens_id("ctx", context * 1000 // 1024)
-    return f"ctx{context}"
+    return f"ctx{context}t"
 
 
 def tier_label(context: int) -> str:

@@ -37,8 +37,9 @@ class NiahSample(SampleParams):
 
     @property
     def id(self) -> str:
+        # dx, not x: "x1" is in "ctx1k"; trials are two digits so "t01" is not in "t10"
         return (f"{self.mode}-{self.needle}-{tokens_id('ctx', self.length)}-d{self.depth:03d}"
-                f"-x{self.distractors}-t{self.trial}")
+                f"-dx{self.distractors}-t{self.trial:02d}")
 
     @property
     def shuffle_seed(self) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fixtures.parametrize import tokens_id
+from fixtures.parametrize import tokens_label
 from reporting import plots
 from reporting.stats import mean_interval, wilson_interval
 
@@ -67,7 +67,7 @@ def _heatmap(frame, title, out_dir, filename):
                 missing[(i, j)] = "skipped" if (cell["outcome"] == "skipped").all() \
                     else "no verdict"
     fig, ax = plt.subplots(figsize=(max(5.0, 0.8 * len(depths) + 2), 0.6 * len(lengths) + 2))
-    image = plots.heatmap(ax, matrix, [tokens_id("", int(n)) for n in lengths],
+    image = plots.heatmap(ax, matrix, [tokens_label(int(n)) for n in lengths],
                           [f"{int(d)}%" for d in depths], counts=counts, missing_label="")
     for (i, j), label in missing.items():
         ax.text(j, i, label, ha="center", va="center", fontsize=6, color="#666666")
@@ -122,9 +122,9 @@ def _curves(frame, conditions, title, out_dir):
                         textcoords="offset points", xytext=(0, 5), ha="center", fontsize=5)
     all_lengths = sorted(int(n) for n in frame["params.length"].unique())
     skipped = sorted(frame[frame["outcome"] == "skipped"]["params.length"].unique())
-    note = ("\nskipped: " + ", ".join(tokens_id("", int(n)) for n in skipped)) if skipped else ""
+    note = ("\nskipped: " + ", ".join(tokens_label(int(n)) for n in skipped)) if skipped else ""
     ax.set_xscale("log")
-    ax.set_xticks(all_lengths, [tokens_id("", n) for n in all_lengths])
+    ax.set_xticks(all_lengths, [tokens_label(n) for n in all_lengths])
     ax.minorticks_off()
     ax.set_ylim(-0.05, 1.05)
     ax.set_xlabel("Context length (o200k tokens)")

@@ -30,7 +30,8 @@ class RepeatedWordsSample(SampleParams):
 
     @property
     def id(self) -> str:
-        return f"{pair_slug(self.common, self.modified)}-n{self.n}-pos{self.position:04d}"
+        # "n25w": the unit ends the number, so "-k n25w" does not select n250w
+        return f"{pair_slug(self.common, self.modified)}-n{self.n}w-pos{self.position:04d}"
 
 
 def pair_slug(common: str, modified: str) -> str:

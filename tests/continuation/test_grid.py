@@ -40,9 +40,9 @@ def test_tiers_sorted_unique_bounded(ceiling, divisions, start):
 
 
 def test_ids():
-    assert grid.ContinuationSample("emma", 1024, 0).id == "ctx1k-r0"
-    assert grid.ContinuationSample("emma", 1536, 1).id == "ctx1.5k-r1"
-    assert grid.tier_id(131072) == "ctx128k" and grid.tier_id(1280) == "ctx1280"
+    assert grid.ContinuationSample("emma", 1024, 0).id == "ctx1k-r00"
+    assert grid.ContinuationSample("emma", 1536, 1).id == "ctx1.5k-r01"
+    assert grid.tier_id(131072) == "ctx128k" and grid.tier_id(1280) == "ctx1280t"
     assert grid.tier_label(1536) == "1.5K"
 
 
@@ -73,8 +73,8 @@ def test_scale_defaults_and_grid_order():
     assert (test.rounds, test.max_tokens) == (2, 128)
     assert (full.rounds, full.max_tokens) == (3, 512)
     ids = [s.id for s in grid.build(test, "emma")]
-    assert ids == ["ctx1k-r0", "ctx1k-r1", "ctx2k-r0", "ctx2k-r1", "ctx4k-r0", "ctx4k-r1",
-                   "ctx8k-r0", "ctx8k-r1"]
+    assert ids == ["ctx1k-r00", "ctx1k-r01", "ctx2k-r00", "ctx2k-r01", "ctx4k-r00", "ctx4k-r01",
+                   "ctx8k-r00", "ctx8k-r01"]
 
 
 @pytest.mark.parametrize("options, message", [

@@ -83,7 +83,7 @@ def test_grid_ids_and_sizes():
     assert grid.build("test", [("ferry", "ferry1")], modes=("seq",),
                       distractor_counts=(0,)).__len__() == 12  # the spec's test mode
     sample = grid.NiahSample("seq", "ferry", "ferry1", 100_000, 50, 0, 0)
-    assert sample.id == "seq-ferry1-ctx100k-d050-x0-t0"
+    assert sample.id == "seq-ferry1-ctx100k-d050-dx0-t00"
     assert [s.id for s in full if "ctx1k" in s.id] == \
         [s.id for s in full if s.length == 1_000]
     assert grid.NiahSample("shuf", "q", "n", 500, 0, 0, 3).shuffle_seed == 3042

@@ -27,8 +27,8 @@ def test_ids_are_letter_prefixed_and_unique():
     samples = grid.build("full", list(grid.REPORT_PAIRS))
     ids = [s.id for s in samples]
     assert len(set(ids)) == len(ids)
-    assert "apple_apples-n2500-pos1250" in ids
-    assert "San+Francisco_sf-n25-pos0003" in ids
+    assert "apple_apples-n2500w-pos1250" in ids
+    assert "San+Francisco_sf-n25w-pos0003" in ids
 
 
 @pytest.mark.parametrize("value", ["apple", "apple/", "/apple", "apple/apple", "a/b/c",
@@ -47,4 +47,4 @@ def test_collect_only_lists_1090_per_pair(pytester_root):
     result = pytester_root("--scale", "full", "--collect-only", "-q", "-m", "repeated_words")
     ids = [line for line in result if "test_repeated_words[" in line]
     assert len(ids) == 1090
-    assert any(line.endswith("[apple_apples-n2500-pos1250]") for line in ids)
+    assert any(line.endswith("[apple_apples-n2500w-pos1250]") for line in ids)

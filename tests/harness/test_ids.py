@@ -1,0 +1,67 @@
+"""``-k PART`` selects exactly the cases whose id has PART, in every experiment's grid
+(issue 12 item 11: ``-k n25`` selected n25, n250 and n2500)."""
+
+import pytest
+
+from benchmarks.already_said_that import grid as already_said_that
+from benchmarks.continuation import grid as continuation
+from benchmarks.niah import grid as niah
+from benchmarks.niah import needles
+from benchmarks.re3 import grid as re3
+from benchmarks.repeated_words import grid as repeated_words
+from fixtures.parametrize import inexact_parts, tokens_id
+
+
+def names(experiment: str) -> list[str]:
+    """What ``-k`` matches besides the id: the test's and module's names, the markers."""
+    return [f"test_{experiment}", f"test_{experiment}.py", experiment, "benchmarks", "smoke"]
+
+
+def repeated_words_ids():
+    return [s.id for s in repeated_words.build("full", list(repeated_words.REPORT_PAIRS))]
+
+
+def niah_ids():
+    pairs = [(q.id, n.id) for q in needles.load() for n in q.needles]
+    return [s.id for s in niah.build("full", pairs, trials=12)]  # more trials than t0-t9
+
+
+def continuation_ids():
+    return [continuation.ContinuationSample("emma", context, r).id
+            for divisions in (1, 2, 256) for context in
+            continuation.tiers(1 << 20, divisions=divisions) for r in range(12)]
+
+
+def already_said_that_ids():
+    return [s.id for turns in (already_said_that.MAX_TURNS, 4, 10)
+            for s in already_said_that.build(
+                "full", already_said_that.Settings(max_turns=turns))]
+
+
+def re3_ids():
+    strategies = ("camelcase", "digitspace", "lowercase", "uppercase")
+    return [s.id for s in re3.phase1(re3.counts("full", 1))
+            + re3.phase2(["C04", "C05", "C10", "C12", "C14"], strategies, re3.counts("full", 2))
+            + re3.phase3(["C04", "C05", "C10"], "camelcase", re3.counts("full", 3))]
+
+
+@pytest.mark.parametrize("experiment, ids", [
+    ("repeated_words", repeated_words_ids), ("niah", niah_ids),
+    ("continuation", continuation_ids), ("already_said_that", already_said_that_ids),
+    ("re3", re3_ids)])
+def test_every_id_part_selects_exactly_its_cases(experiment, ids):
+    found = sorted(set(ids()))  # the union of several runs' grids (phases, options)
+    assert inexact_parts(found, names(experiment)) == {}
+
+
+def test_the_issues_case_and_the_readmes_examples():
+    ids = repeated_words_ids()
+    assert {i.split("-")[1] for i in ids if "n25w" in i.lower()} == {"n25w"}
+    lengths = {i.split("-")[2] for i in niah_ids() if "ctx100k" in i.lower()}
+    assert lengths == {"ctx100k"}
+    assert inexact_parts(["a-n25", "a-n250"]) == {"n25": ["a-n250"]}  # the check does find it
+
+
+def test_lengths_read_in_thousands_and_end_in_k():
+    assert [tokens_id("ctx", n) for n in (500, 1_000, 2_500, 100_000, 1_234)] == \
+        ["ctx0.5k", "ctx1k", "ctx2.5k", "ctx100k", "ctx1.234k"]
