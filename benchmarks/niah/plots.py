@@ -3,7 +3,9 @@ distractor histogram, drawn from records (never from a model).
 
 Unlike the original: a continuous red-to-green scale (not two colours), every cell
 annotated with its accuracy and count, skipped cells shown as "skipped" rather than as 0,
-and Wilson 95% intervals on the curves and the histogram.
+and Wilson 95% intervals on the curves and the histogram. With an LLM judge, also its
+agreement with the deterministic judge (agreement.py: a CSV and a Markdown line that the
+report links).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import pandas as pd
 from fixtures.parametrize import tokens_label
 from reporting import plots
 from reporting.stats import mean_interval, wilson_interval
+
+from . import agreement
 
 MODE_NAMES = {"seq": "sequential", "shuf": "shuffled"}
 REALISED = "details.needle_depth_realised"  # percent of the haystack's o200k tokens
@@ -38,7 +42,7 @@ def render(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
                               out_dir, f"heatmap-{mode}-x{count}.png"))
     paths.append(_curves(frame, conditions, title, out_dir))
     paths.append(_histogram(frame, title, out_dir))
-    return paths
+    return paths + agreement.write(frame, out_dir)  # only when an LLM judge ran
 
 
 def verdicts(frame: pd.DataFrame) -> pd.DataFrame:

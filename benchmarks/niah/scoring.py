@@ -2,8 +2,11 @@
 
 - Correctness: with ``--judge-model``, the spec's judge prompt (verbatim) and a robust
   true/false parser; an unparsable verdict is ``None`` (recorded as such, never as false).
-  Without a judge model, the deterministic judge: the needle's answer phrase is contained in
-  the response, both normalised (case, punctuation and spacing ignored).
+  Without a judge model, the deterministic judge: one of the needle's accepted phrasings is
+  contained in the response, both normalised (case, punctuation and spacing ignored, number
+  words as digits). It matches whole words, so an inflection ("writing every week" for "write
+  every week") counts only when the needle file lists it. Every answer gets this verdict
+  too (``contains_answer``), so an LLM judge's agreement with it is reported (agreement.py).
 - Distractor analysis, for incorrect answers with distractors in the document: which
   distractor the answer took (its index in the question's list, or -1 for none or several),
   by a second LLM judge (our wording of the original's instructions) or deterministically by
@@ -16,7 +19,9 @@ import re
 
 from .needles import Distractor, Needle, normalise
 
-DETERMINISTIC_JUDGE = {"name": "deterministic:normalised-containment", "version": 1,
+# Version 2: the shipped needle file accepts more phrasings (plurals, a reworded count), so
+# the same answer can get another verdict than under version 1.
+DETERMINISTIC_JUDGE = {"name": "deterministic:normalised-containment", "version": 2,
                        "role": "judge"}
 JUDGE_MAX_TOKENS = 100  # the original judge's output budget
 

@@ -57,3 +57,34 @@ def test_judge_prompts_carry_their_inputs():
         message["content"]
     [message] = scoring.distractor_messages("Q?", QUESTION.distractors, "out")
     assert "0. two copper pennies\n1. a basket of pears" in message["content"]
+
+
+# -- issue 12, the judge: several accepted phrasings per answer ----------------------------
+PG_QUESTION = "What was the best writing advice I got from my college classmate?"
+PG_NEEDLE = ("I think the best writing tip I received from my college classmate was to write "
+             "every week.")
+
+
+def pg_needle(answers):
+    return needles.Needle("pg", PG_NEEDLE, tuple(answers),
+                          needles.lexical_overlap(PG_QUESTION, PG_NEEDLE))
+
+
+def test_an_inflected_answer_needs_its_phrasing_in_the_needle_file():
+    output = "The best advice was writing every week."
+    assert not scoring.contains_answer(output, pg_needle(["write every week"]))  # the miss
+    accepted = pg_needle(["write every week", "writing every week"])
+    assert scoring.contains_answer(output, accepted)
+    assert scoring.contains_answer("To write every week.", accepted)
+    assert not scoring.contains_answer("To write everyday.", accepted)  # distractor 0
+
+
+@pytest.mark.parametrize("output", ["Christmas roses, he said.", "The Christmas rose."])
+def test_the_shipped_set_accepts_the_plural(output):
+    flower = next(q for q in needles.load() if q.id == "flower")
+    assert scoring.contains_answer(output, flower.needles[0])
+    assert not scoring.contains_answer("Winter roses.", flower.needles[0])
+
+
+def test_the_shipped_set_accepts_a_reworded_count():
+    assert scoring.contains_answer("He asked 3 buttons of copper.", NEEDLE)
