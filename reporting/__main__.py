@@ -5,6 +5,8 @@
     python -m reporting compare RUN RUN [RUN...]     overlay runs; paired difference tables
     python -m reporting export RUN --format csv|jsonl|parquet|summary
     python -m reporting gate RUN --baseline B --fail-on EXPR   the CI gate, outside pytest
+    python -m reporting leaderboard                  every model side by side, with verdicts
+    python -m reporting merge STORE... --into DIR    join the shards of a run (--shard K/N)
 
 Every command takes ``--results-dir`` (default ``results``). RUN is a run id or ``latest``.
 Bad input ends with one line on stderr and exit status 2; ``gate`` exits 7 on a regression
@@ -19,11 +21,12 @@ import json
 import sys
 from pathlib import Path
 
-from . import gate
+from . import gate, verdict_settings
 from .compare import RunData, compare_runs, format_deltas, overlay_curves, run_identity, \
     side_by_side_heatmaps
 from .experiments import Experiment
-from .report import build_comparison, write_run_report
+from .report import build_comparison
+from .run_files import write_stored_run
 from .store import ResultsStore
 
 USAGE_EXIT = 2
@@ -80,9 +83,42 @@ def command_report(args) -> int:
     store = open_store(args.results_dir)
     run_id = resolve_run(store, args.run)
     run_dir = Path(args.results_dir) / run_id
-    path = write_run_report(store, run_id, load_catalog(args.experiments), run_dir,
-                            warn=lambda message: print(message, file=sys.stderr))
-    print(path)
+    files = write_stored_run(store, run_id, load_catalog(args.experiments), run_dir,
+                             settings(args), warn=lambda message: print(message, file=sys.stderr))
+    print(files.report)
+    return 0
+
+
+def settings(args) -> verdict_settings.VerdictSettings:
+    try:
+        return verdict_settings.from_args(args)
+    except verdict_settings.SettingsError as error:
+        raise CommandError(str(error)) from None
+
+
+def command_leaderboard(args) -> int:
+    from .leaderboard import collect, markdown, write
+
+    store = open_store(args.results_dir)
+    board = collect(store, load_catalog(args.experiments), settings(args))
+    out = Path(args.out) if args.out else Path(args.results_dir) / "leaderboard"
+    paths = write(board, out)
+    print(markdown(board))
+    print("written: " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def command_merge(args) -> int:
+    from .merge import MergeError, merge
+
+    try:
+        merged = merge(args.stores, args.into, load_catalog(args.experiments), settings(args),
+                       run_id=args.run_id, warn=lambda message: print(message, file=sys.stderr))
+    except MergeError as error:
+        raise CommandError(str(error)) from None
+    print(f"merged {merged.records} records of {len(merged.shards)} shards "
+          f"({'; '.join(merged.shards)}) into run {merged.run_id}")
+    print(f"report: {merged.files.report}")
     return 0
 
 
@@ -165,7 +201,7 @@ def command_gate(args) -> int:
         return 0
     frame = store.frame(run_id)
     verdict = gate.evaluate(thresholds, baseline, run_identity(store.run_info(run_id), frame),
-                            frame, experiments, args.gate_alpha)
+                            frame, experiments, args.gate_alpha, settings(args))
     for line, _ in verdict.lines():
         print(line)
     return verdict.exit_status
@@ -184,8 +220,13 @@ def parser() -> argparse.ArgumentParser:
         sub.set_defaults(handler=handler)
         return sub
 
+    def with_rules(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        verdict_settings.add_options(sub.add_argument)
+        return sub
+
     command("runs", command_runs, "list the stored runs")
-    report = command("report", command_report, "re-render a run's plots and report.html")
+    report = with_rules(command("report", command_report, "re-write a run's summary.json, "
+                                "cells.md/.csv, plots and report.html"))
     report.add_argument("run", metavar="RUN")
     compare = command("compare", command_compare,
                       "overlay runs on the same curves, heatmaps side by side, and print "
@@ -201,12 +242,27 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("csv", "jsonl", "parquet", "summary"),
                         required=True, help="summary: the gate's baseline file")
     export.add_argument("--out", metavar="PATH", help="default: DIR/RUN/export.FORMAT")
-    gate_command = command("gate", command_gate, "gate RUN against a baseline, as pytest does")
+    gate_command = with_rules(command("gate", command_gate,
+                                      "gate RUN against a baseline, as pytest does"))
     gate_command.add_argument("run", metavar="RUN")
     gate_command.add_argument("--baseline", required=True, metavar="RUN|SUMMARY")
     gate_command.add_argument("--fail-on", action="append", required=True,
                               metavar="EXPERIMENT[.METRIC]:DELTA")
     gate_command.add_argument("--gate-alpha", type=float, default=gate.DEFAULT_ALPHA)
+    board = with_rules(command("leaderboard", command_leaderboard,
+                               "every model in the store side by side: verdicts with "
+                               "intervals as Markdown, CSV and an HTML page with plots"))
+    board.add_argument("--out", metavar="DIR", help="default: DIR/leaderboard")
+    joined = with_rules(command("merge", command_merge,
+                                "join the stores and run folders of a run's shards "
+                                "(pytest --shard K/N) into one run"))
+    joined.add_argument("stores", nargs="+", metavar="STORE",
+                        help="a shard's results directory (or its contextrot.sqlite)")
+    joined.add_argument("--into", required=True, metavar="DIR",
+                        help="the results directory of the merged run")
+    joined.add_argument("--run-id", default=None, metavar="ID",
+                        help="the shards' run id (and the merged run's); needed when a store "
+                             "holds several runs or the shards' ids differ")
     return main
 
 

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pandas as pd
 
+from .curve_tables import axes_by_variety, scored, sorted_values
 from .experiments import Experiment
 from .stats import adjust_pvalues, mean_interval, paired_difference_interval, paired_test
 from .summary import cell_label
@@ -101,18 +102,21 @@ def metric_column(experiment: Experiment, metric: str | None) -> str:
 
 
 def paired_scores(baseline: pd.DataFrame, candidate: pd.DataFrame, experiment: Experiment,
-                  column: str) -> pd.DataFrame:
-    """One row per paired sample with a value in both runs: the cell columns, base, cand."""
+                  column: str, extra: Sequence[str | None] = ()) -> pd.DataFrame:
+    """One row per paired sample with a value in both runs: the cell columns (and ``extra``
+    columns, e.g. the length axis), base, cand."""
+    keys = list(dict.fromkeys([*experiment.cell, *(c for c in extra if c)]))
+
     def usable(frame: pd.DataFrame) -> pd.DataFrame:
         if frame.empty or column not in frame:
-            return pd.DataFrame(columns=["nodeid", "stimulus_hash", column, *experiment.cell])
+            return pd.DataFrame(columns=["nodeid", "stimulus_hash", column, *keys])
         frame = _keyed(frame)
         frame = frame[(frame["experiment"] == experiment.name) & (frame["outcome"] == "ok")]
         frame = frame.dropna(subset=[column])
-        for cell in experiment.cell:
-            if cell not in frame:
-                frame = frame.assign(**{cell: None})
-        return frame[["nodeid", "stimulus_hash", column, *experiment.cell]]
+        for key in keys:
+            if key not in frame:
+                frame = frame.assign(**{key: None})
+        return frame[["nodeid", "stimulus_hash", column, *keys]]
 
     base = usable(baseline).rename(columns={column: "baseline"})
     cand = usable(candidate).rename(columns={column: "candidate"})
@@ -199,48 +203,23 @@ class RunData:
     run_id: str
     identity: dict
     frame: pd.DataFrame
+    name: str | None = None  # the legend's label; default "run (model)"
 
     @property
     def label(self) -> str:
-        return f"{self.run_id} ({self.identity.get('model')})"
-
-
-def _ok_values(frame: pd.DataFrame, experiment: Experiment) -> pd.DataFrame:
-    if frame.empty or experiment.metric not in frame:
-        return pd.DataFrame()
-    part = frame[(frame["experiment"] == experiment.name) & (frame["outcome"] == "ok")]
-    return part.dropna(subset=[experiment.metric])
-
-
-def _axes_columns(frames: Sequence[pd.DataFrame], experiment: Experiment) -> list[str]:
-    """Cell columns ordered by how many distinct values they take (most first)."""
-    distinct = {}
-    for column in experiment.cell:
-        values = set()
-        for frame in frames:
-            if column in frame:
-                values.update(frame[column].dropna().astype(str))
-        distinct[column] = len(values)
-    return sorted(experiment.cell, key=lambda c: (-distinct[c], -experiment.cell.index(c)))
-
-
-def _sorted_values(values) -> list:
-    values = list(dict.fromkeys(v for v in values if v is not None and v == v))
-    try:
-        return sorted(values, key=float)
-    except (TypeError, ValueError):
-        return sorted(values, key=str)
+        return self.name or f"{self.run_id} ({self.identity.get('model')})"
 
 
 def overlay_curves(runs: Sequence[RunData], experiment: Experiment, out_dir: Path) -> Path | None:
-    """The headline metric against the most varied cell column, one line per run."""
+    """The headline metric against the length axis (else the most varied cell column), one
+    line per run."""
     from . import plots
 
-    frames = [_ok_values(run.frame, experiment) for run in runs]
+    frames = [scored(run.frame, experiment) for run in runs]
     if all(f.empty for f in frames):
         return None
-    x_column = _axes_columns(frames, experiment)[0]
-    xs = _sorted_values(v for f in frames if not f.empty for v in f[x_column])
+    x_column = experiment.length or axes_by_variety(frames, experiment)[0]
+    xs = sorted_values(v for f in frames if not f.empty for v in f[x_column])
     numeric = all(isinstance(v, (int, float, np.integer, np.floating)) for v in xs)
     positions = xs if numeric else list(range(len(xs)))
     fig, (ax,) = plots.panel_grid(1, columns=1, size=(7.0, 4.0))
@@ -267,12 +246,12 @@ def side_by_side_heatmaps(runs: Sequence[RunData], experiment: Experiment,
 
     if len(experiment.cell) < 2:
         return None
-    frames = [_ok_values(run.frame, experiment) for run in runs]
+    frames = [scored(run.frame, experiment) for run in runs]
     if all(f.empty for f in frames):
         return None
-    x_column, y_column = _axes_columns(frames, experiment)[:2]
-    xs = _sorted_values(v for f in frames if not f.empty for v in f[x_column])
-    ys = _sorted_values(v for f in frames if not f.empty for v in f[y_column])
+    x_column, y_column = axes_by_variety(frames, experiment)[:2]
+    xs = sorted_values(v for f in frames if not f.empty for v in f[x_column])
+    ys = sorted_values(v for f in frames if not f.empty for v in f[y_column])
     matrices, counts = [], []
     for frame in frames:
         matrix = np.full((len(ys), len(xs)), np.nan)

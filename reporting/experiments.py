@@ -2,19 +2,22 @@
 
 Reporting never imports an experiment: the root conftest hands it the catalogue through the
 ``pytest_contextrot_experiments`` hook. A declaration says which record fields make a grid
-cell, which score is the headline, and how to draw the experiment's plots from its records.
+cell, which score is the headline, which column is the input length, and how to draw the
+experiment's plots from its records.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import pandas as pd
 import pytest
 
-Renderer = Callable[[pd.DataFrame, Path], list[Path]]
+if TYPE_CHECKING:  # xdist workers import this module: pandas is not loaded for a type name
+    import pandas as pd
+
+Renderer = Callable[["pd.DataFrame", Path], list[Path]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,6 +29,10 @@ class Experiment:
     metric_kind: str = "mean"  # "rate" (0/1 scores: Wilson interval) or "mean" (bootstrap)
     higher_is_better: bool = True
     render: Renderer | None = None  # draws the plots from this experiment's records
+    # The record column that is the input length (e.g. "params.length", in o200k tokens or the
+    # experiment's own unit); None when the experiment has no length axis. The verdicts
+    # (effective length, area under the curve) and the terminal's curve table read it.
+    length: str | None = None
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):

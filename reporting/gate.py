@@ -14,7 +14,13 @@ the gate looked at.
 
 Exit statuses (pytest's own are 0-5): ``REGRESSION_EXIT`` (7) when a cell regressed,
 ``NOT_COMPARABLE_EXIT`` (8) when the baseline cannot be compared (other stimuli, judge or
-tokenizer). No baseline yet (a missing file): the run is saved and passes with a warning.
+tokenizer).
+
+A verdict number can be gated too: ``niah.effective_length:-20%`` (also
+``absolute_effective_length``, ``length_auc``; ``verdicts.py``). It is recomputed on both runs
+from the samples they share, and its change is judged by a paired bootstrap (pairs resampled
+within each length): regressed when past the threshold and the bootstrap p-value, adjusted
+with the cells, is below alpha. No baseline yet (a missing file): the run is saved and passes with a warning.
 """
 
 from __future__ import annotations
@@ -22,72 +28,23 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import re
 from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
 
-from .compare import (CellDelta, adjust, compare_experiment, metric_column, run_identity,
-                      stimulus_mismatches)
+from .compare import (CellDelta, adjust, compare_experiment, metric_column, paired_scores,
+                      run_identity, stimulus_mismatches)
 from .experiments import Experiment
 from .records import SampleRecord
 from .store import ResultsStore, records_frame
+from .thresholds import (DEFAULT_ALPHA, NOT_COMPARABLE_EXIT, REGRESSION_EXIT,  # noqa: F401
+                         GateUsageError, Threshold, check_thresholds, parse_threshold)
+from .verdict_settings import VERDICT_METRICS, VerdictSettings
 
-REGRESSION_EXIT = 7
-NOT_COMPARABLE_EXIT = 8
-DEFAULT_ALPHA = 0.05
 # The identity fields that must match for scores to be comparable (the model may differ:
 # a new model is exactly what one gates).
 MUST_MATCH = ("judge", "tokenizer")
-
-_THRESHOLD = re.compile(r"^(?P<experiment>[A-Za-z_][\w-]*)(?:\.(?P<metric>[\w.]+))?:"
-                        r"(?P<delta>[+-]?(?:\d+\.?\d*|\.\d+))(?P<percent>%)?$")
-
-
-class GateUsageError(ValueError):
-    """Bad gate input (a malformed threshold, an unknown run): one line naming the fix."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Threshold:
-    experiment: str
-    metric: str | None  # None: the experiment's headline metric
-    delta: float  # signed; a fraction when relative
-    relative: bool
-    text: str
-
-    def exceeded(self, delta: CellDelta) -> bool:
-        change = delta.delta
-        if self.relative:
-            if delta.baseline == 0:
-                change = math.copysign(math.inf, change) if change else 0.0
-            else:
-                change = change / abs(delta.baseline)
-        return change < self.delta if self.delta < 0 else change > self.delta
-
-
-def parse_threshold(text: str) -> Threshold:
-    match = _THRESHOLD.match(text.strip())
-    if not match:
-        raise GateUsageError(
-            f"--fail-on {text!r} is not EXPERIMENT[.METRIC]:DELTA; write e.g. "
-            "'niah.accuracy:-0.05' (an absolute drop) or 'repeated_words:-5%' (relative)")
-    delta = float(match["delta"])
-    if delta == 0:
-        raise GateUsageError(f"--fail-on {text!r}: the delta must not be 0; a negative delta "
-                             "gates a drop (higher is better), a positive one a rise")
-    relative = match["percent"] is not None
-    return Threshold(match["experiment"], match["metric"], delta / 100 if relative else delta,
-                     relative, text.strip())
-
-
-def check_thresholds(thresholds: Sequence[Threshold], experiments: dict[str, Experiment]) -> None:
-    for threshold in thresholds:
-        if threshold.experiment not in experiments:
-            raise GateUsageError(
-                f"--fail-on {threshold.text!r}: no experiment {threshold.experiment!r}; "
-                f"choose one of {', '.join(sorted(experiments)) or '(none declared)'}")
 
 
 # -- the baseline ------------------------------------------------------------------------
@@ -259,9 +216,25 @@ def comparability_problem(baseline: Baseline, identity: dict,
     return None
 
 
+def verdict_delta(baseline: pd.DataFrame, candidate: pd.DataFrame, experiment: Experiment,
+                  metric: str, settings: VerdictSettings) -> CellDelta | None:
+    """How a verdict number (``effective_length``, ...) moved, over the paired samples."""
+    from .verdicts import paired_delta
+
+    pairs = paired_scores(baseline, candidate, experiment, experiment.metric,
+                          extra=(experiment.length,))
+    found = paired_delta(pairs, experiment, metric, settings)
+    if found is None:
+        return None
+    return CellDelta(experiment.name, metric, "all lengths", found.pairs, found.baseline,
+                     found.candidate, found.delta, found.ci_low, found.ci_high,
+                     "paired bootstrap", found.p)
+
+
 def evaluate(thresholds: Sequence[Threshold], baseline: Baseline, identity: dict,
              frame: pd.DataFrame, experiments: dict[str, Experiment],
-             alpha: float = DEFAULT_ALPHA) -> Verdict:
+             alpha: float = DEFAULT_ALPHA,
+             settings: VerdictSettings = VerdictSettings()) -> Verdict:
     verdict = Verdict(f"{baseline.run_id} ({baseline.source})", alpha)
     verdict.refusal = comparability_problem(baseline, identity, frame)
     if verdict.refusal:
@@ -280,6 +253,15 @@ def evaluate(thresholds: Sequence[Threshold], baseline: Baseline, identity: dict
             verdict.warnings.append(f"{threshold.text}: {experiment.name} is not in "
                                     f"{'this run' if not ran_here else 'the baseline'}; "
                                     "not gated")
+            continue
+        if threshold.metric in VERDICT_METRICS:
+            delta = verdict_delta(baseline.frame, frame, experiment, threshold.metric, settings)
+            if delta is None:
+                verdict.warnings.append(f"{threshold.text}: no {threshold.metric} to compare "
+                                        f"(no paired scored samples of {experiment.name}, or "
+                                        "no rule for it); not gated")
+            else:
+                pending.append((threshold, delta))
             continue
         if column not in frame:
             scores = sorted(c.removeprefix("scores.") for c in frame.columns

@@ -2,8 +2,9 @@
 
 On every process it registers the markers. On the controller only (never on an xdist worker)
 it receives each sample's record from the teardown report and writes it to the store at once,
-checks at the end that every collected sample sent a record, prints the summary table, renders
-each experiment's plots and the run's report.html, and runs the CI gate (``gate.py``) when
+checks at the end that every collected sample sent a record, prints the compact summary (per
+experiment the curve by length, a matrix, the verdict: ``curve_tables.py``, ``verdicts.py``),
+writes the run's files (``run_files.py``), and runs the CI gate (``gate.py``) when
 ``--baseline`` is given: the gate sets the session's exit status (7 on a regression, 8 when the
 baseline cannot be compared), in ``pytest_sessionfinish`` rather than by raising.
 """
@@ -14,18 +15,16 @@ import json
 import platform
 import sys
 from importlib import metadata
-from pathlib import Path
 
 import pytest
 
-from . import gate, hooks
-from .compare import run_identity
+from . import hooks, thresholds, verdict_settings
 from .experiments import catalog
 from .records import REPORT_ATTRIBUTE, SampleRecord
-from .report import build_report, render_plots
 from .run import RunContext
-from .store import ResultsStore, experiment_frames, records_frame
-from .summary import format_table, summarize
+
+# xdist workers load this plugin: pandas, scipy and matplotlib (the store, the statistics, the
+# report, the gate) are imported inside the controller's hooks that use them, never up here.
 
 INCOMPLETE_EXIT = pytest.ExitCode.TESTS_FAILED
 _VERSIONED = ("contextrot", "pytest", "pytest-xdist", "openai", "tiktoken", "llama_cpp_python",
@@ -42,14 +41,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{experiment.name}: {experiment.title}")
     if not hasattr(config, "workerinput"):
         try:
-            thresholds = [gate.parse_threshold(t) for t in config.getoption("fail_on") or ()]
-            gate.check_thresholds(thresholds, catalog(config))
-        except gate.GateUsageError as error:
+            found = [thresholds.parse_threshold(t) for t in config.getoption("fail_on") or ()]
+            thresholds.check_thresholds(found, catalog(config))
+            settings = verdict_settings.from_pytest(config)
+        except (thresholds.GateUsageError, verdict_settings.SettingsError) as error:
             raise pytest.UsageError(str(error)) from None
-        if thresholds and not config.getoption("baseline"):
+        if found and not config.getoption("baseline"):
             raise pytest.UsageError("--fail-on needs --baseline RUN|summary.json (the run to "
                                     "compare with; 'latest' for the newest stored run)")
-        config.pluginmanager.register(RunReporter(config, thresholds), "contextrot-reporter")
+        config.pluginmanager.register(RunReporter(config, found, settings),
+                                      "contextrot-reporter")
 
 
 def _is_sample(nodeid: str) -> bool:
@@ -60,16 +61,19 @@ def _is_sample(nodeid: str) -> bool:
 class RunReporter:
     """Controller-side session object: the single writer of the results store."""
 
-    def __init__(self, config: pytest.Config, thresholds: list[gate.Threshold]):
+    def __init__(self, config: pytest.Config, gate_thresholds: list[thresholds.Threshold],
+                 settings: verdict_settings.VerdictSettings):
         self.config = config
-        self.thresholds = thresholds
-        self.store: ResultsStore | None = None
+        self.thresholds = gate_thresholds
+        self.settings = settings
+        self.store = None  # a store.ResultsStore once samples were collected
         self.expected: set[str] = set()
         self.received: dict[str, SampleRecord] = {}
-        self.rendered: dict[str, list[Path]] = {}
+        self.files = None  # run_files.RunFiles, written at the end of the session
+        self.frame = None
         self.missing: list[str] = []
-        self.baseline: gate.Baseline | None = None
-        self.verdict: gate.Verdict | None = None
+        self.baseline = None  # gate.Baseline
+        self.verdict = None  # gate.Verdict
 
     @property
     def run(self) -> RunContext:
@@ -81,6 +85,9 @@ class RunReporter:
         spec = self.config.getoption("baseline")
         if not spec:
             return
+        from . import gate
+        from .store import ResultsStore
+
         store = ResultsStore(self.run.database) if self.run.database.exists() else None
         try:
             self.baseline = gate.load_baseline(spec, store, current_run=self.run.run_id)
@@ -106,6 +113,8 @@ class RunReporter:
             self._open_store()
 
     def _open_store(self) -> None:
+        from .store import ResultsStore
+
         run = self.run
         self.store = ResultsStore(run.database)
         self.store.begin_run(run.run_id, self._run_info())
@@ -141,31 +150,34 @@ class RunReporter:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.store is None:
             return
+        from .run_files import write_run_files
+        from .store import records_frame
+
         self.missing = sorted(self.expected - set(self.received))
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         if self.missing and not interrupted and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = INCOMPLETE_EXIT
-        frame = records_frame(self.received.values())
+        self.frame = frame = records_frame(self.received.values())
         self.store.update_run_info(self.run.run_id, model=self._model_identity(),
-                                   missing=self.missing)
+                                   expected=len(self.expected), missing=self.missing)
         info = self.store.run_info(self.run.run_id)
         self._gate(session, info, frame)
-        self._write_summary(frame, info)
-        self.rendered = render_plots(frame, catalog(self.config), self.run.run_dir / "plots",
-                                     self._warn)
         self.store.finish_run(self.run.run_id, int(session.exitstatus))
         row = next(r for r in self.store.runs() if r["run_id"] == self.run.run_id)
-        report = build_report(self.run.run_id, info, frame, catalog(self.config),
-                              self.rendered, run_row=row,
-                              gate_lines=self.verdict.lines() if self.verdict else ())
-        (self.run.run_dir / "report.html").write_text(report, encoding="utf-8")
+        self.files = write_run_files(
+            self.run.run_dir, self.run.run_id, info, frame, catalog(self.config), self.settings,
+            expected=len(self.expected), missing=self.missing, run_row=row,
+            gate_lines=self.verdict.lines() if self.verdict else (), warn=self._warn)
 
     def _gate(self, session: pytest.Session, info: dict, frame) -> None:
         if not self.config.getoption("baseline") or self.baseline is None:
             return
+        from . import gate
+        from .compare import run_identity
+
         self.verdict = gate.evaluate(self.thresholds, self.baseline, run_identity(info, frame),
                                      frame, catalog(self.config),
-                                     self.config.getoption("gate_alpha"))
+                                     self.config.getoption("gate_alpha"), self.settings)
         self.run.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run.run_dir / "gate.json").write_text(
             json.dumps(self.verdict.to_dict(), indent=2) + "\n")
@@ -179,63 +191,47 @@ class RunReporter:
                 return record.model
         return {}
 
-    def _summaries(self, frame) -> dict[str, list[dict]]:
-        if frame.empty:
-            return {}
-        experiments = catalog(self.config)
-        return {name: summarize(part, experiments[name])
-                for name, part in experiment_frames(frame) if name in experiments}
-
-    def _write_summary(self, frame, info: dict) -> None:
-        run = self.run
-        run.run_dir.mkdir(parents=True, exist_ok=True)
-        summary = {
-            "run_id": run.run_id,
-            "model": self._model_identity(),
-            "identity": run_identity(info, frame),
-            "expected": len(self.expected), "received": len(self.received),
-            "missing": self.missing,
-            "model_calls": int(sum(r.model_calls for r in self.received.values())),
-            "cached_calls": int(sum(r.cached_calls for r in self.received.values())),
-            "experiments": self._summaries(frame),
-            # what a later run's gate pairs with (--baseline this-file)
-            "samples": gate.compact_samples(frame),
-        }
-        (run.run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-
     def _warn(self, message: str) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
             reporter.write_line(message, red=True)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        if self.store is None:
+        if self.store is None or self.files is None:
             return
+        from .curve_tables import compact_text
+        from .store import experiment_frames
+
         write = terminalreporter.write_line
         terminalreporter.section("contextrot")
-        frame = records_frame(self.received.values())
         experiments = catalog(self.config)
-        for name, rows in self._summaries(frame).items():
+        for name, part in experiment_frames(self.frame):
+            if name not in experiments:
+                continue
             write(f"{name}: {experiments[name].title}")
-            for line in format_table(experiments[name], rows).splitlines():
+            for line in compact_text(part, experiments[name],
+                                     self.files.verdicts.get(name)).splitlines():
                 write(f"  {line}")
+        run_dir = self.run.run_dir
+        if self.files.summaries:
+            write(f"every grid cell (counts, intervals): {run_dir / 'cells.md'} and cells.csv")
         calls = sum(r.model_calls for r in self.received.values())
         cached = sum(r.cached_calls for r in self.received.values())
         write(f"samples: {len(self.received)} received of {len(self.expected)} expected; "
               f"model calls: {calls} (+{cached} served from the response cache)")
-        for name, paths in self.rendered.items():
-            write(f"plots of {name}: {len(paths)} in {self.run.run_dir / 'plots' / name}")
+        for name, paths in self.files.plots.items():
+            write(f"plots of {name}: {len(paths)} in {run_dir / 'plots' / name}")
         if self.missing:
             write(f"contextrot: {len(self.missing)} expected samples sent no record "
                   f"(a crashed worker?): " + ", ".join(self.missing[:10]), red=True)
         spec = self.config.getoption("baseline")
         if spec and self.baseline is None:
             write(f"gate: warning: no baseline yet at {spec!r}; this run is saved and passes "
-                  f"(use --baseline {self.run.run_dir / 'summary.json'} next time)", yellow=True)
+                  f"(use --baseline {run_dir / 'summary.json'} next time)", yellow=True)
         for line, bad in self.verdict.lines() if self.verdict else ():
             write(line, red=bad)
-        write(f"report: {self.run.run_dir / 'report.html'}")
-        write(f"results: {self.run.run_dir}")
+        write(f"report: {self.files.report}")
+        write(f"results: {run_dir}")
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.store is not None:
@@ -254,10 +250,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "warning: the first CI run has no baseline)")
     group.addoption("--fail-on", action="append", default=None, metavar="EXPERIMENT[.METRIC]:DELTA",
                     help="exit 7 when a cell's metric changed past DELTA (e.g. "
-                         "'niah.accuracy:-0.05' or 'repeated_words:-5%%') and the paired test "
-                         "is significant; repeatable")
-    group.addoption("--gate-alpha", type=float, default=gate.DEFAULT_ALPHA, metavar="ALPHA",
+                         "'niah.accuracy:-0.05' or 'repeated_words:-5%%'; a verdict too: "
+                         "'niah.effective_length:-20%%') and the paired test is significant; "
+                         "repeatable")
+    group.addoption("--gate-alpha", type=float, default=thresholds.DEFAULT_ALPHA,
+                    metavar="ALPHA",
                     help="significance level after the multiplicity adjustment (default: 0.05)")
+    verdict_settings.add_options(group.addoption)
 
 
 def _is_contextrot_option(config: pytest.Config, dest: str) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 import math
 from pathlib import Path
 from typing import Callable, Sequence
@@ -18,10 +17,14 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from .compare import CellDelta, RunData, format_deltas, run_identity
+from .curve_tables import curve, curve_axes, matrix, number, short, value_text
 from .experiments import Experiment
 from .records import OUTCOMES
 from .store import experiment_frames
 from .summary import cell_label, summarize
+from .verdict_settings import VerdictSettings
+from .verdicts import NO_LENGTH_AXIS, Verdict, estimate_text, length_text
+from .verdicts import verdicts as compute_verdicts
 
 SAMPLES_PER_CELL = 10  # the worst ones; every record is in samples.jsonl and the store
 PROMPT_EXCERPT = 400
@@ -65,21 +68,21 @@ def render_plots(frame: pd.DataFrame, experiments: dict[str, Experiment], plots_
 
 def image_tag(path: Path, alt: str) -> str:
     data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
-    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
+    return f'<img alt="{escape(alt)}" src="data:image/png;base64,{data}">'
 
 
 # -- pieces ------------------------------------------------------------------------------
-def _e(value) -> str:
+def escape(value) -> str:
     return html.escape("" if value is None else str(value))
 
 
-def _table(header: Sequence[str] | None, rows: Sequence[Sequence],
+def html_table(header: Sequence[str] | None, rows: Sequence[Sequence],
            numeric: set[int] = frozenset()) -> str:
     """Cells are HTML already (escape values with ``_e``); numeric columns are escaped here."""
-    head = "".join(f"<th>{_e(h)}</th>" for h in header) if header else ""
+    head = "".join(f"<th>{escape(h)}</th>" for h in header) if header else ""
     head = f"<thead><tr>{head}</tr></thead>" if head else ""
     body = "".join(
-        "<tr>" + "".join(f'<td class="num">{_e(v)}</td>' if i in numeric else f"<td>{v}</td>"
+        "<tr>" + "".join(f'<td class="num">{escape(v)}</td>' if i in numeric else f"<td>{v}</td>"
                          for i, v in enumerate(row)) + "</tr>" for row in rows)
     return f"<table>{head}<tbody>{body}</tbody></table>"
 
@@ -98,24 +101,24 @@ def identity_section(run_id: str, info: dict, frame: pd.DataFrame, *, started: s
     identity = run_identity(info, frame)
     counts = frame["outcome"].value_counts().to_dict() if not frame.empty else {}
     rows = [
-        ("run", _e(run_id)), ("model", _e(identity["model"])),
-        ("endpoint host", _e(identity["endpoint"] or "—")), ("judge", _e(identity["judge"])),
-        ("tokenizer (target lengths)", _e(identity["tokenizer"] or "o200k_base")),
-        ("sampling", _e(", ".join(f"{k}={v}" for k, v in identity["sampling"].items()) or "—")),
-        ("scale", _e(identity["scale"] or "—")),
-        ("seeds", _e(", ".join(f"{k}={v}" for k, v in identity["seeds"].items())
+        ("run", escape(run_id)), ("model", escape(identity["model"])),
+        ("endpoint host", escape(identity["endpoint"] or "—")), ("judge", escape(identity["judge"])),
+        ("tokenizer (target lengths)", escape(identity["tokenizer"] or "o200k_base")),
+        ("sampling", escape(", ".join(f"{k}={v}" for k, v in identity["sampling"].items()) or "—")),
+        ("scale", escape(identity["scale"] or "—")),
+        ("seeds", escape(", ".join(f"{k}={v}" for k, v in identity["seeds"].items())
                      or "fixed in each experiment's grid")),
-        ("samples", _e(f"{len(frame)} recorded: " + ", ".join(
+        ("samples", escape(f"{len(frame)} recorded: " + ", ".join(
             f"{o} {counts.get(o, 0)}" for o in OUTCOMES))),
-        ("started / finished", _e(f"{started or '—'} / {finished or '—'}")),
-        ("exit status", _e("—" if exit_status is None else exit_status)),
-        ("python, platform", _e(f"{info.get('python', '—')}, {info.get('platform', '—')}")),
-        ("versions", _e(", ".join(f"{k} {v}" for k, v in identity["versions"].items()))),
+        ("started / finished", escape(f"{started or '—'} / {finished or '—'}")),
+        ("exit status", escape("—" if exit_status is None else exit_status)),
+        ("python, platform", escape(f"{info.get('python', '—')}, {info.get('platform', '—')}")),
+        ("versions", escape(", ".join(f"{k} {v}" for k, v in identity["versions"].items()))),
     ]
     if info.get("missing"):
         rows.append(("missing samples", f'<span class="bad">{len(info["missing"])} sent no '
-                                        f"record: {_e(', '.join(info['missing'][:10]))}</span>"))
-    return "<h2>Run</h2>" + _table(None, [(f"<b>{k}</b>", v) for k, v in rows])
+                                        f"record: {escape(', '.join(info['missing'][:10]))}</span>"))
+    return "<h2>Run</h2>" + html_table(None, [(f"<b>{k}</b>", v) for k, v in rows])
 
 
 def summary_table(experiment: Experiment, rows: list[dict]) -> str:
@@ -127,11 +130,11 @@ def summary_table(experiment: Experiment, rows: list[dict]) -> str:
         interval = "—" if row["ci_low"] is None else \
             f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
         mean = "—" if row["mean"] is None else f"{row['mean']:.3f}"
-        body.append([_e(" ".join(f"{k}={v}" for k, v in row["cell"].items())), mean, interval,
+        body.append([escape(" ".join(f"{k}={v}" for k, v in row["cell"].items())), mean, interval,
                      row["n"], *(row["outcomes"][o] for o in OUTCOMES),
                      f"{row['prompt_tokens']} / {row['completion_tokens']}",
                      f"{row['latency_s']:.1f}"])
-    return _table(header, body, numeric=set(range(1, len(header))))
+    return html_table(header, body, numeric=set(range(1, len(header))))
 
 
 def _worst_first(cell: pd.DataFrame, experiment: Experiment) -> pd.DataFrame:
@@ -166,18 +169,18 @@ def samples_section(frame: pd.DataFrame, experiment: Experiment) -> str:
                 prompt = messages[-1].get("content", "")
             scores = ", ".join(f"{c.removeprefix('scores.')}={_fmt(sample[c])}"
                                for c in score_columns if _present(sample[c]))
-            outcome = _e(sample["outcome"])
+            outcome = escape(sample["outcome"])
             if sample["outcome"] != "ok":
-                outcome = f'<span class="bad">{outcome}</span>: {_e(sample.get("reason", ""))}'
-            rows.append([_e(sample.get("sample_id")), outcome,
-                         f"<pre>{_e(_excerpt(prompt, PROMPT_EXCERPT))}</pre>",
-                         f"<pre>{_e(_excerpt(sample.get('output'), OUTPUT_EXCERPT))}</pre>",
-                         _e(scores)])
+                outcome = f'<span class="bad">{outcome}</span>: {escape(sample.get("reason", ""))}'
+            rows.append([escape(sample.get("sample_id")), outcome,
+                         f"<pre>{escape(_excerpt(prompt, PROMPT_EXCERPT))}</pre>",
+                         f"<pre>{escape(_excerpt(sample.get('output'), OUTPUT_EXCERPT))}</pre>",
+                         escape(scores)])
         more = len(ordered) - len(shown)
         note = f' <span class="muted">({more} more in samples.jsonl)</span>' if more else ""
-        parts.append(f"<details><summary>{_e(cell_label(experiment, cell.iloc[0]))}: "
+        parts.append(f"<details><summary>{escape(cell_label(experiment, cell.iloc[0]))}: "
                      f"{len(cell)} samples{note}</summary>"
-                     + _table(["sample", "outcome", "prompt (excerpt)", "output", "scores"], rows)
+                     + html_table(["sample", "outcome", "prompt (excerpt)", "output", "scores"], rows)
                      + "</details>")
     return "".join(parts)
 
@@ -192,28 +195,97 @@ def _fmt(value) -> str:
 
 def page(title: str, body: str) -> str:
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            f"<title>{_e(title)}</title><style>{_STYLE}</style></head>"
-            f"<body><h1>{_e(title)}</h1>{body}</body></html>")
+            f"<title>{escape(title)}</title><style>{_STYLE}</style></head>"
+            f"<body><h1>{escape(title)}</h1>{body}</body></html>")
 
 
 # -- the run report ----------------------------------------------------------------------
+def verdict_table(verdict: Verdict) -> str:
+    """The verdict: each number with its 95% interval, the rule and the sample count."""
+    if verdict.length_axis is None:
+        return (f"<p><b>Verdict:</b> {NO_LENGTH_AXIS} (this experiment does not vary the "
+                f"input length); {escape(verdict.metric)} over all cells "
+                f"{escape(estimate_text(verdict.overall))}, n={verdict.n} scored samples.</p>")
+    if verdict.effective_length is None:
+        return f"<p><b>Verdict:</b> {escape(verdict.note)} (n={verdict.n}).</p>"
+    lengths = verdict.lengths
+    bar = ">=" if verdict.higher_is_better else "<="
+    rows = [["base score", escape(f"mean at the shortest {len(verdict.base_lengths)} length(s): "
+                              + ", ".join(value_text(v) for v in verdict.base_lengths)),
+             escape(estimate_text(verdict.base))],
+            ["effective length (relative)",
+             escape(f"{bar} {verdict.relative:g} x base" if verdict.higher_is_better
+                else f"<= {2 - verdict.relative:g} x base"),
+             escape(length_text(verdict.effective_length, verdict.effective_length_censored,
+                            lengths))]]
+    if verdict.absolute_effective_length is not None:
+        rows.append(["effective length (absolute)", escape(f"{bar} {verdict.absolute:g}"),
+                     escape(length_text(verdict.absolute_effective_length,
+                                    verdict.absolute_effective_length_censored, lengths))])
+    else:
+        rows.append(["effective length (absolute)", "no bar for this metric "
+                     "(--verdict-absolute EXPERIMENT=VALUE)", "—"])
+    rows.append(["length AUC", "area under mean vs log(length) / log-length span",
+                 escape(estimate_text(verdict.length_auc))])
+    note = (f"<p class='muted'>n={verdict.n} scored samples over {len(lengths)} lengths "
+            f"({escape(', '.join(value_text(v) for v in lengths))}); 95% intervals from a "
+            "stratified bootstrap (samples resampled within each length). "
+            + (f"Lengths with no scored sample: {escape(', '.join(map(str, verdict.unscored_lengths)))}. "
+               if verdict.unscored_lengths else "")
+            + ("'>=' means every tested length passed: the model may hold up beyond it."
+               if verdict.effective_length_censored else "") + "</p>")
+    return "<h3>Verdict</h3>" + html_table(["number", "rule", "value [95% interval]"], rows) + note
+
+
+def curve_section(frame: pd.DataFrame, experiment: Experiment) -> str:
+    """The degradation curve as a table and, over a second grid axis, a matrix of means."""
+    x, y = curve_axes(frame, experiment)
+    if x is None:
+        return ""
+    metric = short(experiment.metric)
+    rows = [[escape(value_text(p.value)), number(p.mean),
+             "—" if p.mean is None else f"[{number(p.low)}, {number(p.high)}]", p.n, p.unscored]
+            for p in curve(frame, experiment, x)]
+    parts = [f"<h3>{escape(metric)} by {escape(short(x))}</h3>",
+             html_table([short(x), f"{metric} (mean)", "95% interval", "n scored", "not scored"],
+                    rows, numeric={1, 2, 3, 4})]
+    if y is not None:
+        ys, xs, cells = matrix(frame, experiment, x, y)
+        body = [[escape(value_text(yv)), *(f"{number(cells[(yv, xv)][0])} (n={cells[(yv, xv)][1]})"
+                                       if (yv, xv) in cells else "—" for xv in xs)]
+                for yv in ys]
+        parts += [f"<h3>{escape(metric)} by {escape(short(y))} and {escape(short(x))}</h3>",
+                  html_table([f"{short(y)} \\ {short(x)}", *(value_text(v) for v in xs)], body,
+                         numeric=set(range(1, len(xs) + 1))),
+                  "<p class='muted'>mean (scored samples); each cell's interval is in the "
+                  "table of every grid cell below and in cells.md</p>"]
+    return "".join(parts)
+
+
 def build_report(run_id: str, info: dict, frame: pd.DataFrame,
                  experiments: dict[str, Experiment], plots: dict[str, list[Path]], *,
-                 run_row: dict | None = None, gate_lines: Sequence[tuple[str, bool]] = ()) -> str:
+                 run_row: dict | None = None, gate_lines: Sequence[tuple[str, bool]] = (),
+                 verdicts: dict[str, Verdict] | None = None,
+                 settings: VerdictSettings = VerdictSettings()) -> str:
     run_row = run_row or {}
+    if verdicts is None:
+        verdicts = compute_verdicts(frame, experiments, settings)
     body = [identity_section(run_id, info, frame, started=run_row.get("started_at", ""),
                              finished=run_row.get("finished_at", ""),
                              exit_status=run_row.get("exit_status"))]
     if gate_lines:
         body.append("<h2>Gate</h2>" + "".join(
-            f'<p class="{"bad" if bad else ""}">{_e(line)}</p>' for line, bad in gate_lines))
+            f'<p class="{"bad" if bad else ""}">{escape(line)}</p>' for line, bad in gate_lines))
     for name, part in experiment_frames(frame):
         experiment = experiments.get(name)
         if experiment is None:
-            body.append(f"<h2>{_e(name)}</h2><p class='muted'>{len(part)} records; this "
+            body.append(f"<h2>{escape(name)}</h2><p class='muted'>{len(part)} records; this "
                         "experiment is not declared here, so it is not summarized.</p>")
             continue
-        body.append(f"<h2>{_e(name)}: {_e(experiment.title)}</h2>")
+        body.append(f"<h2>{escape(name)}: {escape(experiment.title)}</h2>")
+        if name in verdicts:
+            body.append(verdict_table(verdicts[name]))
+        body.append(curve_section(part, experiment))
         files = [Path(p) for p in plots.get(name, [])]
         images = [p for p in files if p.suffix.lower() == ".png"]
         for path in images:
@@ -223,8 +295,9 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
         tables = [p for p in files if p.suffix.lower() != ".png"]
         if tables:  # a renderer's CSV or Markdown: linked beside the report, not embedded
             body.append("<p>also written: " + ", ".join(
-                f'<a href="plots/{_e(name)}/{_e(p.name)}">{_e(p.name)}</a>' for p in tables)
+                f'<a href="plots/{escape(name)}/{escape(p.name)}">{escape(p.name)}</a>' for p in tables)
                 + "</p>")
+        body.append("<h3>Every grid cell</h3>")
         body.append(summary_table(experiment, summarize(part, experiment)))
         body.append(samples_section(part, experiment))
     if frame.empty:
@@ -232,34 +305,19 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
     return page(f"contextrot run {run_id}", "".join(body))
 
 
-def write_run_report(store, run_id: str, experiments: dict[str, Experiment], run_dir: Path,
-                     warn: Callable[[str], None] = lambda message: None) -> Path:
-    """Re-render a stored run's plots and report from the store alone (no model is called)."""
-    frame = store.frame(run_id)
-    plots = render_plots(frame, experiments, run_dir / "plots", warn)
-    row = next((r for r in store.runs() if r["run_id"] == run_id), {})
-    gate_file = run_dir / "gate.json"  # the verdict the run's own gate reached, if it had one
-    gate_lines = [tuple(line) for line in json.loads(gate_file.read_text()).get("lines", [])] \
-        if gate_file.exists() else ()
-    path = run_dir / "report.html"
-    path.write_text(build_report(run_id, store.run_info(run_id), frame, experiments, plots,
-                                 run_row=row, gate_lines=gate_lines), encoding="utf-8")
-    return path
-
-
 # -- the comparison page -----------------------------------------------------------------
 def build_comparison(runs: Sequence[RunData], figures: dict[str, list[Path]],
                      deltas: dict[str, list[CellDelta]]) -> str:
-    rows = [[_e(r.run_id), _e(r.identity["model"]), _e(r.identity["endpoint"] or "—"),
-             _e(r.identity["judge"]), _e(r.identity["scale"] or "—"), len(r.frame)]
+    rows = [[escape(r.run_id), escape(r.identity["model"]), escape(r.identity["endpoint"] or "—"),
+             escape(r.identity["judge"]), escape(r.identity["scale"] or "—"), len(r.frame)]
             for r in runs]
-    body = ["<h2>Runs</h2>", _table(["run", "model", "endpoint host", "judge", "scale",
+    body = ["<h2>Runs</h2>", html_table(["run", "model", "endpoint host", "judge", "scale",
                                      "samples"], rows, numeric={5})]
     for name, paths in sorted(figures.items()):
-        body.append(f"<h2>{_e(name)}</h2>")
+        body.append(f"<h2>{escape(name)}</h2>")
         body.extend(image_tag(p, f"{name}: {Path(p).stem}") for p in paths
                     if Path(p).suffix.lower() == ".png")
     for run_id, found in deltas.items():
-        body.append(f"<h2>{_e(run_id)} minus {_e(runs[0].run_id)}: paired differences</h2>")
-        body.append(f"<pre>{_e(format_deltas(found)) if found else 'no paired samples'}</pre>")
+        body.append(f"<h2>{escape(run_id)} minus {escape(runs[0].run_id)}: paired differences</h2>")
+        body.append(f"<pre>{escape(format_deltas(found)) if found else 'no paired samples'}</pre>")
     return page("contextrot comparison: " + " vs ".join(r.run_id for r in runs), "".join(body))

@@ -61,11 +61,11 @@ class ResultsStore:
         self._db.close()
 
     # -- writing (controller only) -------------------------------------------------------
-    def begin_run(self, run_id: str, info: dict) -> None:
+    def begin_run(self, run_id: str, info: dict, started_at: str | None = None) -> None:
         self._db.execute(
             "INSERT INTO runs(run_id, started_at, info) VALUES (?, ?, ?) "
             "ON CONFLICT(run_id) DO UPDATE SET info = excluded.info",
-            (run_id, _now(), json.dumps(info, sort_keys=True)),
+            (run_id, started_at or _now(), json.dumps(info, sort_keys=True)),
         )
 
     def update_run_info(self, run_id: str, **info) -> None:
@@ -74,9 +74,9 @@ class ResultsStore:
         self._db.execute("UPDATE runs SET info = ? WHERE run_id = ?",
                          (json.dumps(current, sort_keys=True), run_id))
 
-    def finish_run(self, run_id: str, exit_status: int) -> None:
+    def finish_run(self, run_id: str, exit_status: int, finished_at: str | None = None) -> None:
         self._db.execute("UPDATE runs SET finished_at = ?, exit_status = ? WHERE run_id = ?",
-                         (_now(), int(exit_status), run_id))
+                         (finished_at or _now(), int(exit_status), run_id))
 
     def add(self, record: SampleRecord, jsonl: Path | None = None) -> None:
         text = record.to_json()

@@ -47,28 +47,6 @@ def summarize(frame: pd.DataFrame, experiment: Experiment) -> list[dict]:
     return rows
 
 
-def format_table(experiment: Experiment, rows: list[dict]) -> str:
-    """A fixed-width table: cell, headline mean [95% CI] (n), outcome counts, tokens, time."""
-    metric = experiment.metric.split(".")[-1]
-    header = ["cell", f"{metric} [95% CI]", "n", "ok", "skip", "overflow", "refused", "error",
-              "tokens in/out", "time s"]
-    body = []
-    for row in rows:
-        outcomes = row["outcomes"]
-        shown = "—" if row["mean"] is None else (
-            f"{row['mean']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]")
-        body.append([
-            " ".join(f"{k}={v}" for k, v in row["cell"].items()), shown, str(row["n"]),
-            str(outcomes["ok"]), str(outcomes["skipped"]), str(outcomes["overflow"]),
-            str(outcomes["refused"]), str(outcomes["error"]),
-            f"{row['prompt_tokens']}/{row['completion_tokens']}", f"{row['latency_s']:.1f}",
-        ])
-    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
-                       for i, cell in enumerate(r)) for r in [header] + body]
-    return "\n".join(lines)
-
-
 def _finite(value: float) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) \
         else round(float(value), 6)

@@ -18,6 +18,9 @@ EXPERIMENT = Experiment(
     cell=("params.variant", "params.max_turns"),
     metric="scores.num_turns",
     metric_kind="mean",
+    # No length axis: the dialogue grows turn by turn and the metric (turns survived) is
+    # itself where the model stopped holding up.
+    length=None,
     render=plots.render,
 )
 

@@ -20,6 +20,7 @@ EXPERIMENT = Experiment(
     metric="scores.cloze_score",
     metric_kind="mean",
     higher_is_better=False,  # a rising cloze score means simpler, more generic prose
+    length="params.context",  # the context tier, o200k tokens
     render=plots.render,
 )
 

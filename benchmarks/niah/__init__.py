@@ -19,6 +19,7 @@ EXPERIMENT = Experiment(
           "params.depth"),
     metric="scores.correct",
     metric_kind="rate",
+    length="params.length",  # o200k tokens
     render=plots.render,
 )
 

@@ -21,6 +21,9 @@ EXPERIMENT = Experiment(
     cell=("params.phase", "params.benchmark", "params.config_id", "params.b_strategy"),
     metric="scores.correct",
     metric_kind="rate",
+    # No length axis: RE3 varies the repetition pattern and the task; its prompt lengths
+    # follow from those (GSM8K, MMLU, 1k-8k haystacks), so a curve over them would mix tasks.
+    length=None,
     render=plots.render,
 )
 

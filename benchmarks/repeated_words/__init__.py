@@ -15,6 +15,7 @@ EXPERIMENT = Experiment(
     cell=("params.common", "params.modified", "params.n"),
     metric="scores.levenshtein",
     metric_kind="mean",
+    length="params.n",  # words in the sequence
     render=plots.render,
 )
 

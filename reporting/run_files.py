@@ -1,0 +1,100 @@
+"""The files of a finished run, written from its records alone.
+
+    <run-id>/summary.json    per experiment: the verdict, every grid cell; each sample's ids
+                             and scores (what a later run's gate pairs with)
+    <run-id>/cells.md, .csv  every grid cell: outcome counts, headline mean and interval
+    <run-id>/plots/<experiment>/*.png
+    <run-id>/report.html
+
+The pytest plugin writes them at the end of a run, ``python -m reporting report`` re-writes
+them for a stored run, and ``python -m reporting merge`` for the run it joined from shards:
+one code path, so a merged run's files are those of a run made in one place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Callable, Sequence
+
+import pandas as pd
+
+from .compare import run_identity
+from .curve_tables import write_cells
+from .experiments import Experiment
+from .gate import compact_samples
+from .report import build_report, render_plots
+from .store import ResultsStore, experiment_frames
+from .summary import summarize
+from .verdict_settings import VerdictSettings
+from .verdicts import Verdict, verdicts
+
+
+@dataclasses.dataclass
+class RunFiles:
+    summaries: dict[str, list[dict]]
+    verdicts: dict[str, Verdict]
+    plots: dict[str, list[Path]]
+    report: Path
+    cells: list[Path]
+
+
+def summaries_of(frame: pd.DataFrame, experiments: dict[str, Experiment]
+                 ) -> dict[str, list[dict]]:
+    return {name: summarize(part, experiments[name])
+            for name, part in experiment_frames(frame) if name in experiments}
+
+
+def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
+                    experiments: dict[str, Experiment], settings: VerdictSettings, *,
+                    expected: int | None = None, missing: Sequence[str] = (),
+                    run_row: dict | None = None,
+                    gate_lines: Sequence[tuple[str, bool]] = (),
+                    warn: Callable[[str], None] = lambda message: None) -> RunFiles:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    summaries = summaries_of(frame, experiments)
+    found = verdicts(frame, experiments, settings)
+    model = info.get("model") or {}
+    summary = {
+        "run_id": run_id,
+        "model": model,
+        "identity": run_identity(info, frame),
+        "expected": len(frame) if expected is None else expected,
+        "received": len(frame),
+        "missing": list(missing),
+        "model_calls": _total(frame, "model_calls"),
+        "cached_calls": _total(frame, "cached_calls"),
+        "verdict_rules": settings.to_dict(),
+        "verdicts": {name: v.to_dict() for name, v in found.items()},
+        "experiments": summaries,
+        # what a later run's gate pairs with (--baseline this-file)
+        "samples": compact_samples(frame),
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    cells = write_cells(run_dir, experiments, summaries)
+    plots = render_plots(frame, experiments, run_dir / "plots", warn)
+    page = build_report(run_id, info, frame, experiments, plots, run_row=run_row,
+                        gate_lines=gate_lines, verdicts=found, settings=settings)
+    report = run_dir / "report.html"
+    report.write_text(page, encoding="utf-8")
+    return RunFiles(summaries, found, plots, report, cells)
+
+
+def write_stored_run(store: ResultsStore, run_id: str, experiments: dict[str, Experiment],
+                     run_dir: Path, settings: VerdictSettings,
+                     warn: Callable[[str], None] = lambda message: None) -> RunFiles:
+    """Re-write a stored run's files from the store alone (no model is called)."""
+    frame = store.frame(run_id)
+    info = store.run_info(run_id)
+    row = next((r for r in store.runs() if r["run_id"] == run_id), {})
+    gate_file = run_dir / "gate.json"  # the verdict the run's own gate reached, if it had one
+    gate_lines = [tuple(line) for line in json.loads(gate_file.read_text()).get("lines", [])] \
+        if gate_file.exists() else ()
+    return write_run_files(run_dir, run_id, info, frame, experiments, settings,
+                           expected=info.get("expected"), missing=info.get("missing") or (),
+                           run_row=row, gate_lines=gate_lines, warn=warn)
+
+
+def _total(frame: pd.DataFrame, column: str) -> int:
+    return int(frame[column].fillna(0).sum()) if column in frame else 0

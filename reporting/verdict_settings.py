@@ -1,0 +1,109 @@
+"""The rules behind a verdict (effective length, area under the curve) and their options.
+
+A light module (no numpy, pandas or scipy): the pytest plugin loads it on every xdist worker.
+The same options exist on ``pytest`` and on ``python -m reporting``, so a stored run is
+re-judged by the same rules it was judged by at the end of its run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+RELATIVE = 0.85  # NoLiMa: the longest length still scoring >= 85% of the short-context score
+# RULER's fixed bar was Llama-2-7B's score at 4k (85.6%); ours applies to 0/1 ("rate")
+# metrics unless an experiment is given its own (a continuous metric has no natural bar).
+ABSOLUTE_FOR_RATES = 0.85
+
+# The verdict's numbers, as the gate names them (``--fail-on niah.effective_length:-20%``).
+EFFECTIVE_LENGTH = "effective_length"
+ABSOLUTE_EFFECTIVE_LENGTH = "absolute_effective_length"
+LENGTH_AUC = "length_auc"
+VERDICT_METRICS = (EFFECTIVE_LENGTH, ABSOLUTE_EFFECTIVE_LENGTH, LENGTH_AUC)
+
+
+class SettingsError(ValueError):
+    """A malformed verdict option: one line naming the fix."""
+
+
+@dataclasses.dataclass(frozen=True)
+class VerdictSettings:
+    relative: float = RELATIVE
+    # (experiment or "" for every experiment, value); the last one given wins
+    absolute: tuple[tuple[str, float], ...] = ()
+    # how many of the shortest lengths make the base score; None: the shortest quarter
+    base_lengths: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 < self.relative <= 1:
+            raise SettingsError(f"--verdict-relative {self.relative}: give a fraction in "
+                                "(0, 1], e.g. 0.85 (85% of the short-context score)")
+        if self.base_lengths is not None and self.base_lengths < 1:
+            raise SettingsError(f"--verdict-base-lengths {self.base_lengths}: give at least 1")
+
+    def absolute_for(self, experiment) -> float | None:
+        """The absolute bar of ``experiment``: its own, else the global one, else the default."""
+        chosen = {name: value for name, value in self.absolute}
+        if experiment.name in chosen:
+            return chosen[experiment.name]
+        if "" in chosen:
+            return chosen[""]
+        return ABSOLUTE_FOR_RATES if experiment.metric_kind == "rate" else None
+
+    def base_count(self, lengths: int) -> int:
+        """How many of ``lengths`` tested lengths make the base score (at least one)."""
+        if self.base_lengths is not None:
+            return min(self.base_lengths, lengths)
+        return max(1, -(-lengths // 4))  # the shortest quarter, rounded up
+
+    def to_dict(self) -> dict:
+        return {"relative": self.relative, "base_lengths": self.base_lengths,
+                "absolute": {name or "*": value for name, value in self.absolute}}
+
+
+def parse_absolute(text: str) -> tuple[str, float]:
+    """``0.5`` (every experiment) or ``niah=0.5`` (one experiment)."""
+    name, sep, value = text.strip().rpartition("=")
+    try:
+        return (name.strip() if sep else "", float(value))
+    except ValueError:
+        raise SettingsError(f"--verdict-absolute {text!r}: write VALUE or EXPERIMENT=VALUE, "
+                            "e.g. 'niah=0.5'") from None
+
+
+def from_values(relative: float | None, absolute: list[str] | None,
+                base_lengths: int | None) -> VerdictSettings:
+    return VerdictSettings(relative=RELATIVE if relative is None else relative,
+                           absolute=tuple(parse_absolute(t) for t in absolute or ()),
+                           base_lengths=base_lengths)
+
+
+def from_pytest(config) -> VerdictSettings:
+    option = config.getoption
+    return from_values(option("verdict_relative"), option("verdict_absolute"),
+                       option("verdict_base_lengths"))
+
+
+def from_args(args: argparse.Namespace) -> VerdictSettings:
+    return from_values(args.verdict_relative, args.verdict_absolute, args.verdict_base_lengths)
+
+
+_HELP = {
+    "relative": "effective length, relative rule: the longest length whose headline mean "
+                "stays >= this fraction of the mean at the shortest lengths (default: 0.85)",
+    "absolute": "effective length, absolute rule: the bar the headline mean must stay above, "
+                "VALUE for every experiment or EXPERIMENT=VALUE (repeatable; default: 0.85 for "
+                "0/1 metrics, none for continuous ones)",
+    "base_lengths": "how many of the shortest tested lengths make the base score of the "
+                    "relative rule (default: the shortest quarter, at least one)",
+}
+
+
+def add_options(add) -> None:
+    """Add the options with ``add`` (a pytest group's ``addoption`` or argparse's)."""
+    add("--verdict-relative", type=float, default=None, metavar="FRACTION",
+        help=_HELP["relative"])
+    add("--verdict-absolute", action="append", default=None, metavar="[EXPERIMENT=]VALUE",
+        help=_HELP["absolute"])
+    add("--verdict-base-lengths", type=int, default=None, metavar="K",
+        help=_HELP["base_lengths"])

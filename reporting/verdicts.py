@@ -1,0 +1,376 @@
+"""One verdict per model and experiment: where its headline metric stops holding up.
+
+From one run's records (one model), for an experiment that declares a length axis
+(``Experiment.length``), the headline metric's mean at each tested length (pooled over the
+rest of the grid: depths, modes, positions) gives a degradation curve, and from it:
+
+- **effective length, relative rule** (NoLiMa): the longest length L such that the mean at
+  every tested length up to L stays >= ``relative`` (0.85) x the *base score*, the mean at the
+  shortest lengths (``VerdictSettings.base_count``);
+- **effective length, absolute rule** (RULER): the same with a fixed bar (``absolute``);
+- **length AUC** (contextarena): the area under mean-versus-log(length) divided by the
+  log-length span, so a flat curve at v scores v (in the metric's own unit).
+
+For a metric where lower is better (``higher_is_better=False``) "holding up" means staying
+<= (2 - relative) x the base score (a rise of at most 15%), or <= the absolute bar.
+
+An effective length is 0 when the shortest tested length already fails, and *censored* when
+every tested length passes: the model may hold up beyond the longest length tried, so it is
+shown as ">= L". Each number has a 95% percentile bootstrap interval that resamples the
+scored samples within each length (a stratified bootstrap: ``scipy.stats.bootstrap`` with one
+sample per length, seeded), and the sample count. Effective-length intervals are taken on
+the grid of tested lengths (lower and higher order statistics, never interpolated).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .curve_tables import scored
+from .experiments import Experiment
+from .stats import CONFIDENCE, mean_interval
+from .verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
+                               VerdictSettings)
+
+RESAMPLES = 2000
+SEED = 0
+_TOLERANCE = 1e-12  # 0.85 x 1.0 must pass at exactly 0.85
+NO_LENGTH_AXIS = "no length axis"
+
+
+@dataclasses.dataclass
+class Estimate:
+    value: float | None
+    low: float | None
+    high: float | None
+
+    def to_dict(self) -> dict:
+        return {"value": _plain(self.value), "low": _plain(self.low), "high": _plain(self.high)}
+
+
+@dataclasses.dataclass
+class Verdict:
+    experiment: str
+    metric: str
+    higher_is_better: bool
+    length_axis: str | None
+    n: int  # scored samples behind the verdict
+    overall: Estimate  # the headline mean over every scored sample
+    lengths: list = dataclasses.field(default_factory=list)  # tested lengths, ascending
+    counts: list = dataclasses.field(default_factory=list)  # scored samples per length
+    means: list = dataclasses.field(default_factory=list)
+    unscored_lengths: list = dataclasses.field(default_factory=list)  # none scored there
+    base_lengths: list = dataclasses.field(default_factory=list)
+    base: Estimate | None = None
+    relative: float | None = None
+    effective_length: Estimate | None = None
+    effective_length_censored: bool = False  # every tested length passed
+    absolute: float | None = None
+    absolute_effective_length: Estimate | None = None
+    absolute_effective_length_censored: bool = False
+    length_auc: Estimate | None = None
+    note: str = ""
+
+    def number(self, name: str) -> float | None:
+        """The point value of a verdict metric (``effective_length``, ...), for the gate."""
+        estimate = getattr(self, name, None)
+        return None if estimate is None else estimate.value
+
+    def to_dict(self) -> dict:
+        out = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, Estimate):
+                value = value.to_dict()
+            elif field.name == "means":
+                value = [round(float(v), 6) for v in value]
+            elif isinstance(value, list):
+                value = [_plain(v) for v in value]
+            out[field.name] = value
+        return out
+
+    def text(self) -> str:
+        """The verdict for the terminal: each number with its 95% interval, rule and count."""
+        if self.length_axis is None:
+            return (f"verdict: {NO_LENGTH_AXIS}; {self.metric} over all cells "
+                    f"{estimate_text(self.overall)} (n={self.n})")
+        if self.effective_length is None:
+            return f"verdict: {self.note} (n={self.n})"
+        bar = ">=" if self.higher_is_better else "<="
+        factor = self.relative if self.higher_is_better else 2 - self.relative
+        lines = [f"verdict (n={self.n} scored samples over {len(self.lengths)} lengths, "
+                 f"{_length(self.lengths[0])} to {_length(self.lengths[-1])}; 95% intervals):",
+                 f"  effective length, relative: "
+                 f"{self._length(self.effective_length, self.effective_length_censored)}  "
+                 f"(mean {bar} {factor:g} x base {estimate_text(self.base)}, the mean at "
+                 f"{_join(self.base_lengths)})"]
+        if self.absolute_effective_length is not None:
+            lines.append(f"  effective length, absolute: "
+                         f"{self._length(self.absolute_effective_length, self.absolute_effective_length_censored)}"
+                         f"  (mean {bar} {self.absolute:g})")
+        else:
+            lines.append("  effective length, absolute: no bar for this metric "
+                         "(--verdict-absolute EXPERIMENT=VALUE)")
+        lines.append(f"  length AUC: {estimate_text(self.length_auc)}")
+        if self.unscored_lengths:
+            lines.append(f"  lengths with no scored sample: {_join(self.unscored_lengths)}")
+        return "\n".join(lines)
+
+    def _length(self, estimate: Estimate, censored: bool) -> str:
+        return length_text(estimate, censored, self.lengths)
+
+
+def length_text(estimate: Estimate, censored: bool, lengths: Sequence) -> str:
+    """``5,000 [1,000, 10,000]``; ``>= 10,000`` when censored; ``< 500`` when none passed."""
+    def one(value):
+        if value is None:
+            return "—"
+        if value == 0 and lengths:
+            return f"< {_length(lengths[0])}"
+        return _length(value)
+    shown = f">= {_length(estimate.value)}" if censored else one(estimate.value)
+    return f"{shown} [{one(estimate.low)}, {one(estimate.high)}]"
+
+
+# -- computing ---------------------------------------------------------------------------
+def verdict(frame: pd.DataFrame, experiment: Experiment,
+            settings: VerdictSettings = VerdictSettings()) -> Verdict:
+    """The verdict of one experiment from one run's records (any other experiments ignored)."""
+    usable = scored(frame, experiment)
+    values = usable[experiment.metric].astype(float) if not usable.empty else pd.Series([])
+    mean, low, high, n = mean_interval(values.tolist(), experiment.metric_kind)
+    found = Verdict(experiment.name, experiment.metric.split(".")[-1],
+                    experiment.higher_is_better, experiment.length, n,
+                    Estimate(_finite(mean), _finite(low), _finite(high)))
+    if experiment.length is None:
+        found.note = NO_LENGTH_AXIS
+        return found
+    mine = frame[frame["experiment"] == experiment.name] if not frame.empty else frame
+    if experiment.length not in mine or usable.empty:
+        found.note = f"no scored samples with a length ({experiment.length})"
+        return found
+    groups = [(length, part[experiment.metric].astype(float).to_numpy())
+              for length, part in usable.groupby(experiment.length, sort=True)]
+    lengths = [length for length, _ in groups]
+    found.lengths, found.counts = [_plain(v) for v in lengths], [len(v) for _, v in groups]
+    found.means = [float(v.mean()) for _, v in groups]
+    found.unscored_lengths = sorted(_plain(v) for v in set(mine[experiment.length].dropna())
+                                    - set(lengths))
+    rules = _Rules.of(experiment, settings, np.asarray(lengths, dtype=float))
+    found.base_lengths = found.lengths[:rules.base_k]
+    found.relative, found.absolute = settings.relative, rules.absolute
+    observed = rules.statistics(np.asarray(found.means)[None, :])[:, 0]
+    distribution = _bootstrap([v for _, v in groups],
+                              lambda means: rules.statistics(means))
+    base, rel, abs_, auc = observed
+    low, high = _interval(distribution)
+    found.base = Estimate(float(base), low[0], high[0])
+    found.effective_length = rules.length_estimate(rel, distribution[1])
+    found.effective_length_censored = int(rel) == len(lengths) - 1
+    if rules.absolute is not None:
+        found.absolute_effective_length = rules.length_estimate(abs_, distribution[2])
+        found.absolute_effective_length_censored = int(abs_) == len(lengths) - 1
+    if len(lengths) >= 2:
+        found.length_auc = Estimate(float(auc), low[3], high[3])
+    return found
+
+
+def verdicts(frame: pd.DataFrame, experiments: dict[str, Experiment],
+             settings: VerdictSettings = VerdictSettings()) -> dict[str, Verdict]:
+    """Every declared experiment present in ``frame``, by name."""
+    if frame.empty:
+        return {}
+    present = sorted(set(frame["experiment"]) & set(experiments))
+    return {name: verdict(frame, experiments[name], settings) for name in present}
+
+
+@dataclasses.dataclass
+class _Rules:
+    """The rules applied to mean curves: arrays of shape (..., lengths)."""
+
+    lengths: np.ndarray
+    base_k: int
+    relative: float
+    absolute: float | None
+    higher: bool
+
+    @classmethod
+    def of(cls, experiment: Experiment, settings: VerdictSettings, lengths: np.ndarray):
+        return cls(lengths, settings.base_count(len(lengths)), settings.relative,
+                   settings.absolute_for(experiment), experiment.higher_is_better)
+
+    def statistics(self, means: np.ndarray) -> np.ndarray:
+        """(base, relative index, absolute index, AUC) per curve; an index is -1 when the
+        shortest length fails, else the position of the last length before the first failure."""
+        base = means[..., :self.base_k].mean(axis=-1)
+        if self.higher:
+            relative = means >= self.relative * base[..., None] - _TOLERANCE
+        else:
+            relative = means <= (2 - self.relative) * base[..., None] + _TOLERANCE
+        rel = _last_passing(relative)
+        if self.absolute is None:
+            absolute = np.full(rel.shape, np.nan)
+        else:
+            absolute = _last_passing(means >= self.absolute - _TOLERANCE if self.higher
+                                     else means <= self.absolute + _TOLERANCE)
+        if len(self.lengths) >= 2:
+            x = np.log(self.lengths)
+            auc = np.trapezoid(means, x, axis=-1) / (x[-1] - x[0])
+        else:
+            auc = np.full(rel.shape, np.nan)
+        return np.stack([base, rel, absolute, auc]).astype(float)
+
+    def at(self, index) -> np.ndarray:
+        """Tested length at each index; 0 for -1 (not even the shortest length passed)."""
+        return np.concatenate([[0.0], self.lengths])[np.asarray(index, dtype=int) + 1]
+
+    def length_estimate(self, index: float, distribution: np.ndarray) -> Estimate:
+        alpha = (1 - CONFIDENCE) / 2
+        low = np.quantile(distribution, alpha, method="lower")
+        high = np.quantile(distribution, 1 - alpha, method="higher")
+        return Estimate(*(float(self.at(i)) for i in (index, low, high)))
+
+
+def _last_passing(passes: np.ndarray) -> np.ndarray:
+    failing = ~passes
+    first_failure = np.where(failing.any(axis=-1), failing.argmax(axis=-1), passes.shape[-1])
+    return first_failure - 1
+
+
+def _resamplable(values: np.ndarray) -> np.ndarray:
+    # scipy needs two observations per sample; a lone value resamples to itself either way
+    return np.repeat(values, 2) if len(values) == 1 else values
+
+
+def _bootstrap(groups: Sequence[np.ndarray],
+               statistic: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Bootstrap distribution (statistics x resamples) of ``statistic(mean curve)``,
+    resampling each length's values on their own (stratified)."""
+    def of_samples(*samples, axis=-1):
+        return statistic(np.stack([s.mean(axis=axis) for s in samples], axis=-1))
+
+    with warnings.catch_warnings():
+        # a statistic with no rule (no absolute bar, or one length: no AUC) is NaN by design;
+        # scipy warns about its NaN interval, which is never shown (``_interval``)
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        result = stats.bootstrap(tuple(_resamplable(g) for g in groups), of_samples,
+                                 vectorized=True, n_resamples=RESAMPLES, method="percentile",
+                                 confidence_level=CONFIDENCE, rng=np.random.default_rng(SEED))
+    return np.asarray(result.bootstrap_distribution)
+
+
+def _interval(distribution: np.ndarray) -> tuple[list, list]:
+    """Percentile interval of each statistic (row); None for a statistic never defined."""
+    alpha = (1 - CONFIDENCE) / 2
+    low, high = [], []
+    for row in distribution:
+        finite = row[np.isfinite(row)]
+        low.append(float(np.quantile(finite, alpha)) if finite.size else None)
+        high.append(float(np.quantile(finite, 1 - alpha)) if finite.size else None)
+    return low, high
+
+
+# -- comparing two runs (the gate) -------------------------------------------------------
+@dataclasses.dataclass
+class PairedVerdictDelta:
+    metric: str
+    pairs: int
+    baseline: float
+    candidate: float
+    delta: float
+    ci_low: float
+    ci_high: float
+    p: float  # two-sided paired-bootstrap p-value
+
+
+def paired_delta(pairs: pd.DataFrame, experiment: Experiment, metric: str,
+                 settings: VerdictSettings = VerdictSettings()) -> PairedVerdictDelta | None:
+    """How a verdict number moved between two runs on the same samples.
+
+    ``pairs`` has the length column and ``baseline``/``candidate`` headline scores, one row
+    per paired sample (``compare.paired_scores``). Pairs are resampled within each length,
+    the same draw for both runs, and the verdict recomputed on both sides: the interval and
+    the p-value are those of the difference.
+    """
+    if pairs.empty or experiment.length not in pairs:
+        return None
+    groups = [(length, part[["baseline", "candidate"]].to_numpy(dtype=float))
+              for length, part in pairs.groupby(experiment.length, sort=True)]
+    lengths = np.asarray([length for length, _ in groups], dtype=float)
+    rules = _Rules.of(experiment, settings, lengths)
+    row = {EFFECTIVE_LENGTH: 1, ABSOLUTE_EFFECTIVE_LENGTH: 2, LENGTH_AUC: 3}[metric]
+    if (row == 2 and rules.absolute is None) or (row == 3 and len(lengths) < 2):
+        return None
+
+    def value(means: np.ndarray) -> np.ndarray:
+        found = rules.statistics(means)[row]
+        return rules.at(found) if row in (1, 2) else found
+
+    def difference(*indices, axis=-1):
+        base = np.stack([g[i, 0].mean(axis=axis) for (_, g), i in zip(groups, indices)], -1)
+        cand = np.stack([g[i, 1].mean(axis=axis) for (_, g), i in zip(groups, indices)], -1)
+        return value(cand) - value(base)
+
+    base_curve = np.array([[g[:, 0].mean() for _, g in groups]])
+    cand_curve = np.array([[g[:, 1].mean() for _, g in groups]])
+    baseline, candidate = float(value(base_curve)[0]), float(value(cand_curve)[0])
+    result = stats.bootstrap(tuple(_resamplable(np.arange(len(g))) for _, g in groups),
+                             difference, vectorized=True, n_resamples=RESAMPLES,
+                             method="percentile", confidence_level=CONFIDENCE,
+                             rng=np.random.default_rng(SEED))
+    draws = np.asarray(result.bootstrap_distribution)
+    below = (np.sum(draws <= 0) + 1) / (len(draws) + 1)
+    above = (np.sum(draws >= 0) + 1) / (len(draws) + 1)
+    p = 1.0 if np.all(draws == 0) else min(1.0, 2 * min(below, above))
+    return PairedVerdictDelta(metric, len(pairs), baseline, candidate, candidate - baseline,
+                              float(result.confidence_interval.low),
+                              float(result.confidence_interval.high), float(p))
+
+
+# -- small helpers -----------------------------------------------------------------------
+def _finite(value) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    return None if math.isnan(value) or math.isinf(value) else value
+
+
+def _plain(value):
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if value.is_integer():
+            return int(value)
+    return value
+
+
+def _length(value) -> str:
+    value = _plain(value)
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.4g}" \
+        if isinstance(value, float) else str(value)
+
+
+def _join(values: Sequence) -> str:
+    return ", ".join(_length(v) for v in values)
+
+
+def number_text(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+
+
+def estimate_text(estimate: Estimate | None) -> str:
+    if estimate is None or estimate.value is None:
+        return "—"
+    return (f"{number_text(estimate.value)} [{number_text(estimate.low)}, "
+            f"{number_text(estimate.high)}]")
+
