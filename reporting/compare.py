@@ -210,7 +210,8 @@ class RunData:
         return self.name or f"{self.run_id} ({self.identity.get('model')})"
 
 
-def overlay_curves(runs: Sequence[RunData], experiment: Experiment, out_dir: Path) -> Path | None:
+def overlay_curves(runs: Sequence[RunData], experiment: Experiment, out_dir: Path,
+                   title: str = "runs overlaid") -> Path | None:
     """The headline metric against the length axis (else the most varied cell column), one
     line per run."""
     from . import plots
@@ -234,7 +235,7 @@ def overlay_curves(runs: Sequence[RunData], experiment: Experiment, out_dir: Pat
     ax.set_xticks(positions, [str(x) for x in xs])
     ax.set_xlabel(x_column.split(".")[-1])
     ax.set_ylabel(f"{experiment.metric.split('.')[-1]} (mean, 95% interval)")
-    ax.set_title(f"{experiment.name}: runs overlaid")
+    ax.set_title(f"{experiment.name}: {title}")
     ax.legend(fontsize=7)
     return plots.save_figure(fig, out_dir, f"{experiment.name}-curves.png")
 

@@ -122,8 +122,14 @@ class ResultsStore:
 
 
 def records_frame(records: Iterable[SampleRecord]) -> pd.DataFrame:
-    """Records as a flat table: nested fields become dotted columns (``params.n``)."""
-    rows = [json.loads(r.to_json()) for r in records]
+    """Records as a flat table: nested fields become dotted columns (``params.n``).
+
+    Rows are in node-id order, the store's order, whatever order the records arrived in
+    (xdist's varies): seeded bootstrap intervals resample by position, so the same records
+    must give the same table to give the same intervals.
+    """
+    rows = sorted((json.loads(r.to_json()) for r in records),
+                  key=lambda row: row.get("nodeid") or row.get("sample_id") or "")
     if not rows:
         return pd.DataFrame()
     return pd.json_normalize(rows, sep=".")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from reporting.experiments import Experiment
@@ -49,3 +50,10 @@ def rate_run(run_id: str, correct_per_cell: dict[int, int], size: int = 20,
 
 def open_store(tmp_path: Path) -> ResultsStore:
     return ResultsStore(tmp_path / "contextrot.sqlite")
+
+
+def shared_folder(tmp_path_factory) -> Path:
+    """This session's folder, the same for every xdist worker (each worker's base temp is a
+    subfolder of it); without xdist the base temp itself, never a folder of older sessions."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base

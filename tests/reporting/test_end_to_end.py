@@ -18,6 +18,7 @@ import pytest
 from fixtures.scripted_server import ScriptedServer
 
 from .browser import chromium_path, visit
+from .helpers import shared_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 GATE = ["--fail-on", "repeated_words:-0.05"]
@@ -50,7 +51,7 @@ def runs(tmp_path_factory) -> dict:
     """
     from filelock import FileLock
 
-    shared = tmp_path_factory.getbasetemp().parent  # the same folder for every xdist worker
+    shared = shared_folder(tmp_path_factory)
     done = shared / "scripted-runs.json"
     with FileLock(str(shared / "scripted-runs.lock")):
         if not done.exists():
