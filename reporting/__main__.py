@@ -89,7 +89,9 @@ def command_report(args) -> int:
     return 0
 
 
-def settings(args) -> verdict_settings.VerdictSettings:
+def settings(args) -> verdict_settings.VerdictSettings | None:
+    """The verdict rules given on the command line; None: a stored run's own (or the
+    defaults)."""
     try:
         return verdict_settings.from_args(args)
     except verdict_settings.SettingsError as error:
@@ -100,7 +102,8 @@ def command_leaderboard(args) -> int:
     from .leaderboard import collect, markdown, write
 
     store = open_store(args.results_dir)
-    board = collect(store, load_catalog(args.experiments), settings(args))
+    board = collect(store, load_catalog(args.experiments),  # one rule for every model
+                    settings(args) or verdict_settings.VerdictSettings())
     out = Path(args.out) if args.out else Path(args.results_dir) / "leaderboard"
     paths = write(board, out)
     print(markdown(board))
@@ -201,7 +204,8 @@ def command_gate(args) -> int:
         return 0
     frame = store.frame(run_id)
     verdict = gate.evaluate(thresholds, baseline, run_identity(store.run_info(run_id), frame),
-                            frame, experiments, args.gate_alpha, settings(args))
+                            frame, experiments, args.gate_alpha,
+                            settings(args) or verdict_settings.VerdictSettings())
     for line, _ in verdict.lines():
         print(line)
     return verdict.exit_status

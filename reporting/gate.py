@@ -20,7 +20,9 @@ A verdict number can be gated too: ``niah.effective_length:-20%`` (also
 ``absolute_effective_length``, ``length_auc``; ``verdicts.py``). It is recomputed on both runs
 from the samples they share, and its change is judged by a paired bootstrap (pairs resampled
 within each length): regressed when past the threshold and the bootstrap p-value, adjusted
-with the cells, is below alpha. No baseline yet (a missing file): the run is saved and passes with a warning.
+with the cells, is below alpha.
+
+No baseline yet (a missing file): the run is saved and passes with a warning.
 """
 
 from __future__ import annotations

@@ -107,7 +107,7 @@ def check_shards(shards: Sequence[Shard]) -> list[str]:
 
 
 def merge(stores: Sequence[str | Path], into: str | Path, experiments: dict[str, Experiment],
-          settings: VerdictSettings, run_id: str | None = None,
+          settings: VerdictSettings | None = None, run_id: str | None = None,
           warn: Callable[[str], None] = lambda message: None) -> Merged:
     if not stores:
         raise MergeError("name the shards' stores: python -m reporting merge DIR DIR ... "

@@ -102,9 +102,11 @@ def identity_section(run_id: str, info: dict, frame: pd.DataFrame, *, started: s
     counts = frame["outcome"].value_counts().to_dict() if not frame.empty else {}
     rows = [
         ("run", escape(run_id)), ("model", escape(identity["model"])),
-        ("endpoint host", escape(identity["endpoint"] or "—")), ("judge", escape(identity["judge"])),
+        ("endpoint host", escape(identity["endpoint"] or "—")),
+        ("judge", escape(identity["judge"])),
         ("tokenizer (target lengths)", escape(identity["tokenizer"] or "o200k_base")),
-        ("sampling", escape(", ".join(f"{k}={v}" for k, v in identity["sampling"].items()) or "—")),
+        ("sampling", escape(", ".join(f"{k}={v}" for k, v in identity["sampling"].items())
+                            or "—")),
         ("scale", escape(identity["scale"] or "—")),
         ("seeds", escape(", ".join(f"{k}={v}" for k, v in identity["seeds"].items())
                      or "fixed in each experiment's grid")),
@@ -117,7 +119,8 @@ def identity_section(run_id: str, info: dict, frame: pd.DataFrame, *, started: s
     ]
     if info.get("missing"):
         rows.append(("missing samples", f'<span class="bad">{len(info["missing"])} sent no '
-                                        f"record: {escape(', '.join(info['missing'][:10]))}</span>"))
+                                        f"record: {escape(', '.join(info['missing'][:10]))}"
+                                        "</span>"))
     return "<h2>Run</h2>" + html_table(None, [(f"<b>{k}</b>", v) for k, v in rows])
 
 
@@ -180,7 +183,8 @@ def samples_section(frame: pd.DataFrame, experiment: Experiment) -> str:
         note = f' <span class="muted">({more} more in samples.jsonl)</span>' if more else ""
         parts.append(f"<details><summary>{escape(cell_label(experiment, cell.iloc[0]))}: "
                      f"{len(cell)} samples{note}</summary>"
-                     + html_table(["sample", "outcome", "prompt (excerpt)", "output", "scores"], rows)
+                     + html_table(["sample", "outcome", "prompt (excerpt)", "output",
+                                   "scores"], rows)
                      + "</details>")
     return "".join(parts)
 
@@ -230,7 +234,8 @@ def verdict_table(verdict: Verdict) -> str:
     note = (f"<p class='muted'>n={verdict.n} scored samples over {len(lengths)} lengths "
             f"({escape(', '.join(value_text(v) for v in lengths))}); 95% intervals from a "
             "stratified bootstrap (samples resampled within each length). "
-            + (f"Lengths with no scored sample: {escape(', '.join(map(str, verdict.unscored_lengths)))}. "
+            + ("Lengths with no scored sample: "
+               f"{escape(', '.join(map(str, verdict.unscored_lengths)))}. "
                if verdict.unscored_lengths else "")
             + ("'>=' means every tested length passed: the model may hold up beyond it."
                if verdict.effective_length_censored else "") + "</p>")
@@ -295,7 +300,8 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
         tables = [p for p in files if p.suffix.lower() != ".png"]
         if tables:  # a renderer's CSV or Markdown: linked beside the report, not embedded
             body.append("<p>also written: " + ", ".join(
-                f'<a href="plots/{escape(name)}/{escape(p.name)}">{escape(p.name)}</a>' for p in tables)
+                f'<a href="plots/{escape(name)}/{escape(p.name)}">{escape(p.name)}</a>'
+                for p in tables)
                 + "</p>")
         body.append("<h3>Every grid cell</h3>")
         body.append(summary_table(experiment, summarize(part, experiment)))

@@ -27,7 +27,7 @@ from .gate import compact_samples
 from .report import build_report, render_plots
 from .store import ResultsStore, experiment_frames
 from .summary import summarize
-from .verdict_settings import VerdictSettings
+from .verdict_settings import VerdictSettings, from_run_options
 from .verdicts import Verdict, verdicts
 
 
@@ -82,11 +82,14 @@ def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
 
 
 def write_stored_run(store: ResultsStore, run_id: str, experiments: dict[str, Experiment],
-                     run_dir: Path, settings: VerdictSettings,
+                     run_dir: Path, settings: VerdictSettings | None = None,
                      warn: Callable[[str], None] = lambda message: None) -> RunFiles:
-    """Re-write a stored run's files from the store alone (no model is called)."""
+    """Re-write a stored run's files from the store alone (no model is called); ``settings``
+    None: the verdict rules the run was started with."""
     frame = store.frame(run_id)
     info = store.run_info(run_id)
+    if settings is None:
+        settings = from_run_options(info.get("options") or {})
     row = next((r for r in store.runs() if r["run_id"] == run_id), {})
     gate_file = run_dir / "gate.json"  # the verdict the run's own gate reached, if it had one
     gate_lines = [tuple(line) for line in json.loads(gate_file.read_text()).get("lines", [])] \

@@ -1,8 +1,8 @@
 """The rules behind a verdict (effective length, area under the curve) and their options.
 
 A light module (no numpy, pandas or scipy): the pytest plugin loads it on every xdist worker.
-The same options exist on ``pytest`` and on ``python -m reporting``, so a stored run is
-re-judged by the same rules it was judged by at the end of its run.
+The same options exist on ``pytest`` and on ``python -m reporting``; without them,
+``report`` and ``merge`` re-judge a stored run by the rules it was run with (its options).
 """
 
 from __future__ import annotations
@@ -84,8 +84,16 @@ def from_pytest(config) -> VerdictSettings:
                        option("verdict_base_lengths"))
 
 
-def from_args(args: argparse.Namespace) -> VerdictSettings:
-    return from_values(args.verdict_relative, args.verdict_absolute, args.verdict_base_lengths)
+def from_args(args: argparse.Namespace) -> VerdictSettings | None:
+    """The rules given on the command line; None when no verdict option was given."""
+    values = (args.verdict_relative, args.verdict_absolute, args.verdict_base_lengths)
+    return None if all(v is None for v in values) else from_values(*values)
+
+
+def from_run_options(options: dict) -> VerdictSettings:
+    """The rules a stored run was judged by (its pytest options), else the defaults."""
+    return from_values(options.get("verdict_relative"), options.get("verdict_absolute"),
+                       options.get("verdict_base_lengths"))
 
 
 _HELP = {

@@ -20,6 +20,11 @@ shown as ">= L". Each number has a 95% percentile bootstrap interval that resamp
 scored samples within each length (a stratified bootstrap: ``scipy.stats.bootstrap`` with one
 sample per length, seeded), and the sample count. Effective-length intervals are taken on
 the grid of tested lengths (lower and higher order statistics, never interpolated).
+
+A caveat the intervals share with every percentile bootstrap: a length whose few samples all
+agree (3 of 3 right) always resamples to the same mean, so with a handful of samples per
+length the intervals are narrower than the per-cell Wilson intervals suggest; read them with
+the sample counts beside them.
 """
 
 from __future__ import annotations
@@ -112,9 +117,10 @@ class Verdict:
                  f"(mean {bar} {factor:g} x base {estimate_text(self.base)}, the mean at "
                  f"{_join(self.base_lengths)})"]
         if self.absolute_effective_length is not None:
-            lines.append(f"  effective length, absolute: "
-                         f"{self._length(self.absolute_effective_length, self.absolute_effective_length_censored)}"
-                         f"  (mean {bar} {self.absolute:g})")
+            shown = self._length(self.absolute_effective_length,
+                                 self.absolute_effective_length_censored)
+            lines.append(f"  effective length, absolute: {shown}  (mean {bar} "
+                         f"{self.absolute:g})")
         else:
             lines.append("  effective length, absolute: no bar for this metric "
                          "(--verdict-absolute EXPERIMENT=VALUE)")

@@ -191,3 +191,21 @@ def test_the_paired_bootstrap_keeps_pairs_within_lengths():
     pairs = paired_scores(frame, frame, RATE, RATE.metric, extra=(RATE.length,))
     found = paired_delta(pairs, RATE, "length_auc")
     assert (found.delta, found.ci_low, found.ci_high, found.p) == (0, 0, 0, 1.0)
+
+
+def test_a_stored_run_is_rejudged_by_the_rules_it_ran_with(tmp_path):
+    import json
+
+    from reporting.run_files import write_stored_run
+
+    store = open_store(tmp_path)
+    means = dict(zip(LENGTHS, (1.0, 1.0, 0.9, 0.8, 0.6, 0.3)))
+    store_run(store, "r1", curve_records(RATE, means), info={
+        "options": {"verdict_relative": 0.6, "verdict_absolute": ["toy_len=0.5"]},
+        "tokenizer": {"name": "o200k_base"}})
+    files = write_stored_run(store, "r1", {RATE.name: RATE}, tmp_path / "r1")
+    found = json.loads((tmp_path / "r1" / "summary.json").read_text())["verdicts"]["toy_len"]
+    assert (found["relative"], found["absolute"]) == (0.6, 0.5)
+    assert found["effective_length"]["value"] == 16000  # 0.6 >= 0.6 x 1.0 > 0.3
+    assert found["absolute_effective_length"]["value"] == 16000
+    assert files.report.exists() and (tmp_path / "r1" / "cells.md").exists()
