@@ -1,12 +1,23 @@
-"""How much time does the harness add to the model's own time?
+"""The engine's benchmark: wall time against a model of known latency, and the harness's cost.
 
-Runs the repeated-words grid through pytest against the scripted server (an instant "model"),
-so nearly all the time measured is the harness: stimulus building, tokenization, the client,
-record transport, the store, and the session's fixed costs (start-up, summary, plots). Then
-compares, per sample, pytest's own test duration with the model-call latency recorded in the
-sample's record.
+Starts the scripted server on 127.0.0.1 with a fixed latency (every answer takes that long,
+however many are in flight, like a batching server far from its limit) and runs the
+repeated-words subset of issue 11 -- 150 samples, ``--scale full -k "n25w or n50w or n75w"``
+-- through pytest in a subprocess with a fresh results directory, at several settings. For
+each it prints:
 
-    python scripts/bench_harness.py [--scale test|full] [-n WORKERS]
+    wall        the whole pytest command: start-up, collection, samples, summary, plots
+    start-up    pytest launched -> the server's first request
+    engine      the first request -> the last sample's record at the controller
+    ideal       samples x latency / requests allowed in flight
+    efficiency  ideal / engine
+    in flight   the most requests the server saw at once
+    peak RSS    the largest pytest process's peak resident memory (controller or worker)
+
+Then, against a zero-latency server, the harness's own time per sample (engine time over
+samples, and the median gap between records), and the peak RSS of one 900k-token NIAH sample.
+
+    python scripts/bench_harness.py [--latency 0.2] [--skip-niah]
 """
 
 from __future__ import annotations
@@ -19,7 +30,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,40 +37,87 @@ sys.path.insert(0, str(ROOT))
 
 from fixtures.scripted_server import ScriptedServer  # noqa: E402
 
+SUBSET = ["-m", "repeated_words", "--scale", "full", "-k", "n25w or n50w or n75w"]
+NIAH_900K = ["-m", "niah", "--scale", "full", "-k", "seq and ctx900k and d050 and dx0 and t00"]
+# Runs pytest as a child and writes the child's (and its workers') peak RSS, in KiB.
+RSS_WRAPPER = ("import os, resource, subprocess, sys\n"
+               "code = subprocess.run(sys.argv[1:]).returncode\n"
+               "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+               "open(os.environ['BENCH_RSS'], 'w').write(str(peak))\n"
+               "sys.exit(code)\n")
+
+
+def run_pytest(server: ScriptedServer, selection: list[str], extra: list[str]) -> dict:
+    """One pytest command against ``server``; its timings, record count and peak RSS."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stamps, rss = Path(tmp) / "stamps.json", Path(tmp) / "rss"
+        command = [sys.executable, "-c", RSS_WRAPPER, sys.executable, "-m", "pytest",
+                   "benchmarks", *selection, "-q", "--model", "scripted",
+                   "--base-url", server.base_url, "--no-cache",
+                   "--results-dir", str(Path(tmp) / "results"), "--run-id", "bench",
+                   "-p", "no:cacheprovider", "-p", "bench_probe", *extra]
+        env = {**os.environ, "BENCH_STAMPS": str(stamps), "BENCH_RSS": str(rss),
+               "PYTHONPATH": os.pathsep.join([str(ROOT / "scripts"),
+                                              os.environ.get("PYTHONPATH", "")])}
+        server.answered.clear()
+        server.peak_in_flight = 0
+        launched = time.monotonic()
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
+        wall = time.monotonic() - launched
+        if done.returncode != 0:
+            sys.exit(f"pytest {' '.join(extra)} exited {done.returncode}:\n"
+                     + done.stdout[-3000:] + done.stderr[-3000:])
+        samples = Path(tmp) / "results" / "bench" / "samples.jsonl"
+        records = len(samples.read_text().splitlines())
+        arrivals = sorted(json.loads(stamps.read_text()))
+        first_request = min(started for started, _ in server.answered)
+        return {"wall": wall, "startup": first_request - launched,
+                "engine": arrivals[-1] - first_request, "records": records,
+                "requests": len(server.answered), "in_flight": server.peak_in_flight,
+                "gaps": [b - a for a, b in zip(arrivals, arrivals[1:])],
+                "rss_mb": int(rss.read_text()) / 1024}
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", default="test", choices=("test", "full"))
-    parser.add_argument("-n", "--workers", default="0")
+    parser.add_argument("--latency", type=float, default=0.2, metavar="SECONDS")
+    parser.add_argument("--skip-niah", action="store_true",
+                        help="leave out the 900k-token NIAH memory measurement")
     args = parser.parse_args()
-    with ScriptedServer("copy", context_length=1_000_000) as server, \
-            tempfile.TemporaryDirectory() as tmp:
-        junit = Path(tmp) / "junit.xml"
-        command = [sys.executable, "-m", "pytest", "benchmarks", "-m", "repeated_words", "-q",
-                   "--model", "scripted", "--base-url", server.base_url, "--no-cache",
-                   "--scale", args.scale, "--results-dir", tmp, "--run-id", "bench",
-                   "-n", args.workers, f"--junitxml={junit}", "-p", "no:cacheprovider"]
-        started = time.perf_counter()
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                              env=os.environ.copy())
-        wall = time.perf_counter() - started
-        if done.returncode != 0:
-            sys.exit(done.stdout[-3000:] + done.stderr[-3000:])
-        records = {json.loads(line)["nodeid"]: json.loads(line)
-                   for line in (Path(tmp) / "bench" / "samples.jsonl").read_text().splitlines()}
-        durations = {}
-        for case in ET.parse(junit).getroot().iter("testcase"):
-            module = case.get("classname").replace(".", "/") + ".py"
-            durations[f"{module}::{case.get('name')}"] = float(case.get("time"))
-    overhead = [durations[k] - records[k]["latency_s"] for k in records if k in durations]
-    latency = [records[k]["latency_s"] for k in records]
-    print(f"samples: {len(records)}  (scale={args.scale}, -n {args.workers})")
-    print(f"session wall time: {wall:.2f} s  (includes interpreter start-up, collection, "
-          f"summary and plots)")
-    print(f"model-call latency per sample (scripted server): median "
-          f"{statistics.median(latency) * 1000:.1f} ms")
-    print(f"harness time per sample beyond the model call: median "
-          f"{statistics.median(overhead) * 1000:.1f} ms, max {max(overhead) * 1000:.1f} ms")
+    runs = [("no -n, --max-connections 1", 1, ["--max-connections", "1"]),
+            ("no -n, --max-connections 16", 16, ["--max-connections", "16"]),
+            ("no -n, --max-connections 64", 64, ["--max-connections", "64"]),
+            ("-n 2, --max-connections 16", 16, ["-n", "2", "--max-connections", "16"]),
+            ("-n 4, --max-connections 16", 16, ["-n", "4", "--max-connections", "16"]),
+            ("-n 16, --max-connections 16", 16, ["-n", "16", "--max-connections", "16"])]
+    print(f"150 repeated-words samples ({' '.join(SUBSET)}), a server answering after "
+          f"{args.latency * 1000:.0f} ms, fresh results dir each run, {os.cpu_count()} cores")
+    print(f"{'run':<30} {'wall':>7} {'start-up':>9} {'engine':>7} {'ideal':>6} "
+          f"{'efficiency':>10} {'in flight':>9} {'records':>7} {'peak RSS':>9}")
+    with ScriptedServer("copy", context_length=1_000_000, latency_s=args.latency) as server:
+        for name, connections, extra in runs:
+            result = run_pytest(server, SUBSET, extra)
+            ideal = result["records"] * args.latency / connections
+            print(f"{name:<30} {result['wall']:>6.1f}s {result['startup']:>8.1f}s "
+                  f"{result['engine']:>6.2f}s {ideal:>5.2f}s "
+                  f"{ideal / result['engine']:>9.0%} {result['in_flight']:>9} "
+                  f"{result['records']:>7} {result['rss_mb']:>7.0f}MB", flush=True)
+    with ScriptedServer("copy", context_length=1_000_000) as server:
+        result = run_pytest(server, SUBSET, ["--max-connections", "16"])
+        per_sample = result["engine"] / max(1, result["records"] - 1)
+        print(f"\nzero latency, --max-connections 16: {result['records']} samples, engine "
+              f"{result['engine']:.2f}s -> harness time per sample {per_sample * 1000:.1f} ms "
+              f"(median gap between records {statistics.median(result['gaps']) * 1000:.1f} ms)"
+              f", start-up to the first request {result['startup']:.1f}s, wall "
+              f"{result['wall']:.1f}s, peak RSS {result['rss_mb']:.0f} MB")
+        if not args.skip_niah:
+            data = os.environ.get("CONTEXTROT_DATA_DIR")
+            if not data:
+                print("900k-token NIAH: skipped (set CONTEXTROT_DATA_DIR)")
+                return
+            result = run_pytest(server, NIAH_900K, [])
+            print(f"one 900k-token NIAH sample: wall {result['wall']:.1f}s, peak RSS "
+                  f"{result['rss_mb']:.0f} MB")
 
 
 if __name__ == "__main__":

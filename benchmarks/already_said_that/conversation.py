@@ -23,7 +23,7 @@ import collections
 import dataclasses
 import math
 import random
-from typing import Callable, Sequence
+from typing import Awaitable, Callable, Sequence
 
 from . import scoring
 from .stimulus import Distractor, alpha_words, main_message
@@ -131,10 +131,10 @@ class Transcript:
                          for m in shown)
 
 
-Respond = Callable[[list[dict[str, str]]], "str | None"]  # None: the endpoint overflowed
+Respond = Callable[[list[dict[str, str]]], Awaitable["str | None"]]  # None: overflowed
 
 
-def play(conversation: Conversation, task_description: str, respond: Respond, *,
+async def play(conversation: Conversation, task_description: str, respond: Respond, *,
          max_turns: int, fits: Callable[[list[dict[str, str]]], bool] = lambda m: True
          ) -> Transcript:
     """Run the dialogue; the whole history is sent on every turn (the long-context load).
@@ -152,7 +152,7 @@ def play(conversation: Conversation, task_description: str, respond: Respond, *,
         if not fits(messages):
             messages.pop()
             return Transcript(messages, log, "context_full")
-        reply = respond(messages)
+        reply = await respond(messages)
         if reply is None:
             messages.pop()
             return Transcript(messages, log, "overflow")

@@ -18,9 +18,10 @@ def pytest_generate_tests(metafunc):
     parametrize_samples(metafunc, EXPERIMENT.name, samples, smoke=grid.smoke_rule(samples))
 
 
-def test_already_said_that(sample, model, tokenizer, record, pytestconfig):
-    max_tokens = grid.max_tokens(pytestconfig.getoption("scale"),
-                                 settings(pytestconfig.getoption))
+async def solve(sample, ctx):
+    """The whole conversation: each reply steers the next turn."""
+    record, tokenizer, model = ctx.record, ctx.tokenizer, ctx.model
+    max_tokens = grid.max_tokens(ctx.option("scale"), settings(ctx.option))
     words = sources.word_list(sample.word_source, sample.seed, sample.index,
                               grid.WORDS_PER_SAMPLE)
     example, pool = stimulus.distractor_pool(
@@ -47,8 +48,8 @@ def test_already_said_that(sample, model, tokenizer, record, pytestconfig):
                                                      sent["o200k_last"])
         return needed + max_tokens <= model.context_length
 
-    def respond(messages):
-        completion = record.ask(model, messages, max_tokens=max_tokens)
+    async def respond(messages):
+        completion = await record.ask(model, messages, max_tokens=max_tokens)
         if not completion.ok:
             return None
         sent["o200k_last"] = count(messages)
@@ -60,24 +61,28 @@ def test_already_said_that(sample, model, tokenizer, record, pytestconfig):
     dialogue = conversation.Conversation(words, pool, random.Random(sample.rng_seed),
                                          adversarial_pool=sample.adversarial_pool,
                                          distractor_match=sample.distractor_match)
-    transcript = conversation.play(dialogue, description, respond, max_turns=sample.max_turns,
-                                   fits=fits)
-
-    distractor_probability = scoring.DISTRACTOR_PROBABILITY if pool else 0.0
+    transcript = await conversation.play(dialogue, description, respond,
+                                         max_turns=sample.max_turns, fits=fits)
     record.stimulus(opening, target_tokens=count(transcript.messages), max_tokens=max_tokens,
                     **identity)  # same stimulus; the length is now the whole dialogue's
+    record.detail(o200k_input_tokens=sent["o200k_in"], o200k_output_tokens=sent["o200k_out"],
+                  distractor_pool=len(pool), random_distractor_accuracy=scoring.
+                  random_distractor_accuracy([d.ideal for d in pool]))
+    return transcript
+
+
+def test_already_said_that(sample, solved, record):
+    transcript = solved
+    pool_size = record.record.details["distractor_pool"]
+    distractor_probability = scoring.DISTRACTOR_PROBABILITY if pool_size else 0.0
     record.output(transcript.text())
     record.score(**scoring.sample_scores(transcript.log, transcript.ended_by))
     record.detail(
         turns=transcript.log,
-        o200k_input_tokens=sent["o200k_in"], o200k_output_tokens=sent["o200k_out"],
-        distractor_pool=len(pool),
         random_baseline_turns=scoring.random_baseline_turns(sample.max_turns,
                                                             distractor_probability),
         random_baseline_distractors=scoring.random_baseline_distractors(
             sample.max_turns, distractor_probability),
-        random_distractor_accuracy=scoring.random_distractor_accuracy(
-            [d.ideal for d in pool]),
     )
 
 

@@ -27,13 +27,14 @@ def refused_options(message: str, sent: set[str]) -> list[str]:
             and re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", message)]
 
 
-def ask(record, model, *, temperature: float, sampling: dict, seed: int, replicate: int):
+async def ask(record, model, *, temperature: float, sampling: dict, seed: int,
+              replicate: int):
     """``record.ask`` with every option; refused options are dropped, recorded and warned."""
     params = {k: v for k, v in {**sampling, "seed": seed}.items() if k not in _refused}
     while True:
         try:
-            completion = record.ask(model, temperature=temperature, replicate=replicate,
-                                    **params)
+            completion = await record.ask(model, temperature=temperature,
+                                          replicate=replicate, **params)
             break
         except openai.BadRequestError as error:
             names = refused_options(str(error), set(params))

@@ -29,8 +29,9 @@ def pytest_generate_tests(metafunc):
                         smoke=lambda s: (s.context, s.round) == grid.SMOKE)
 
 
-def test_continuation(sample, model, tokenizer, record, pytestconfig):
-    settings, source = prepared(pytestconfig)
+async def solve(sample, ctx):
+    settings, source = prepared(ctx.config)
+    record, tokenizer = ctx.record, ctx.tokenizer
     budget = stimulus.text_budget(sample.context, settings.max_tokens, settings.token_allowance)
     window = stimulus.window(source, budget)
     content = stimulus.prompt(window.text)
@@ -44,13 +45,16 @@ def test_continuation(sample, model, tokenizer, record, pytestconfig):
                   context=scoring.metrics(window.text) if window.text else {})
     if window.skip_reason:
         record.skip(window.skip_reason)
-    record.skip_unless_fits(model)
-
-    completion = sampling.ask(record, model, temperature=settings.temperature,
+    record.skip_unless_fits(ctx.model)
+    return await sampling.ask(record, ctx.model, temperature=settings.temperature,
                               sampling=settings.sampling(), seed=settings.seed + sample.round,
                               replicate=sample.round)
-    if not completion.ok:
+
+
+def test_continuation(sample, solved, tokenizer, record, pytestconfig):
+    if not solved.ok:
         return
-    length = tokenizer.count(completion.text)
-    record.score(**scoring.metrics(completion.text), continuation_tokens=length)
+    settings, _ = prepared(pytestconfig)
+    length = tokenizer.count(solved.text)
+    record.score(**scoring.metrics(solved.text), continuation_tokens=length)
     record.detail(short=length < SHORT_FRACTION * settings.max_tokens)

@@ -1,6 +1,7 @@
 """Each case asks one question of one haystack; a wrong answer is data, only a harness
 failure (no response, or a judge call that fails) fails."""
 
+import dataclasses
 import time
 
 import pytest
@@ -10,8 +11,17 @@ from fixtures.parametrize import parametrize_samples
 from . import EXPERIMENT, grid, needles, scoring, stimulus
 
 
+SETTINGS_KEY = pytest.StashKey[dict]()
+
+
 def settings(config: pytest.Config) -> dict:
-    """The experiment's options, checked; a bad value is one UsageError line."""
+    """The experiment's options, checked once per process; a bad value is one UsageError."""
+    if SETTINGS_KEY not in config.stash:
+        config.stash[SETTINGS_KEY] = _settings(config)
+    return config.stash[SETTINGS_KEY]
+
+
+def _settings(config: pytest.Config) -> dict:
     option = config.getoption
     scale = option("scale")
     try:
@@ -48,13 +58,23 @@ def pytest_generate_tests(metafunc):
                             x.mode, x.length, x.depth, x.distractors, x.trial) == grid.SMOKE)
 
 
-def test_niah(sample, model, judge_model, tokenizer, record, pytestconfig):
-    s = settings(pytestconfig)
+@dataclasses.dataclass(frozen=True)
+class Answered:
+    """What a NIAH sample asked of models: the answer and, with an LLM judge, its replies."""
+
+    completion: object
+    judge_reply: str | None = None
+    distractor_reply: str | None = None
+
+
+async def solve(sample, ctx):
+    s = settings(ctx.config)
+    record, judge = ctx.record, ctx.judge
     question, needle = next((q, n) for q, n in s["chosen"] if n.id == sample.needle)
     started = time.perf_counter()
     try:
-        built = stimulus.build(sample, question, needle, tokenizer, template=s["template"],
-                               include_bible=s["include_bible"])
+        built = await ctx.build(stimulus.build, sample, question, needle, ctx.tokenizer,
+                                template=s["template"], include_bible=s["include_bible"])
     except stimulus.TooShort as reason:
         record.skip(str(reason))
     record.detail(target_length=sample.length, o200k_prompt_tokens=built.prompt_tokens,
@@ -62,41 +82,55 @@ def test_niah(sample, model, judge_model, tokenizer, record, pytestconfig):
                   haystack_budget=built.haystack_budget, needle_text=needle.text,
                   question_text=question.question, lexical_overlap=needle.lexical_overlap,
                   needle_offset=built.needle_offset,
+                  needle_token_offset=built.needle_token_offset,
                   needle_depth_realised=built.needle_depth_realised,
                   distractor_indices=list(built.distractor_indices),
                   distractor_offsets=list(built.distractor_offsets),
                   include_bible=s["include_bible"])
     record.stimulus([{"role": "user", "content": built.prompt}],
                     target_tokens=built.prompt_tokens, max_tokens=stimulus.MAX_OUTPUT_TOKENS)
-    record.skip_unless_fits(model)
+    del built  # the prompt lives on in the record until it is sent; nothing else holds it
+    record.skip_unless_fits(ctx.model)
 
-    completion = record.ask(model, temperature=0.0)
-    if not completion.ok:
+    completion = await record.ask(ctx.model, temperature=0.0)
+    if not completion.ok or judge is None:
+        return Answered(completion)
+    reply = await _ask_judge(record, judge, scoring.judge_messages(
+        question.question, needle.text, completion.text))
+    distractor_reply = None
+    if scoring.parse_verdict(reply) is False and sample.distractors:
+        distractor_reply = await _ask_judge(record, judge, scoring.distractor_messages(
+            question.question, question.distractors, completion.text))
+    return Answered(completion, reply, distractor_reply)
+
+
+def test_niah(sample, solved, judge_model, record, pytestconfig):
+    if not solved.completion.ok:
         return
-    output = completion.text
+    question, needle = next((q, n) for q, n in settings(pytestconfig)["chosen"]
+                            if n.id == sample.needle)
+    output = solved.completion.text
     contains = scoring.contains_answer(output, needle)
     if judge_model is None:
-        correct, judge, reply = contains, scoring.DETERMINISTIC_JUDGE, None
+        correct, judge = contains, scoring.DETERMINISTIC_JUDGE
     else:
-        reply = _ask_judge(record, judge_model, scoring.judge_messages(
-            question.question, needle.text, output))
-        correct, judge = scoring.parse_verdict(reply), judge_model.identity
+        correct, judge = scoring.parse_verdict(solved.judge_reply), judge_model.identity
     record.score(correct=correct, contains_answer=contains)
-    record.detail(judge=judge, judge_reply=reply, judge_unparsable=correct is None)
+    record.detail(judge=judge, judge_reply=solved.judge_reply,
+                  judge_unparsable=correct is None)
 
-    if correct is False and built.distractor_indices:
+    if correct is False and sample.distractors:
         if judge_model is None:
-            label, reply = scoring.matched_distractor(output, question.distractors), None
+            label = scoring.matched_distractor(output, question.distractors)
         else:
-            reply = _ask_judge(record, judge_model, scoring.distractor_messages(
-                question.question, question.distractors, output))
-            label = scoring.parse_distractor_label(reply, len(question.distractors))
+            label = scoring.parse_distractor_label(solved.distractor_reply,
+                                                   len(question.distractors))
         record.score(distractor_label=label)
-        record.detail(distractor_judge=judge, distractor_judge_reply=reply)
+        record.detail(distractor_judge=judge, distractor_judge_reply=solved.distractor_reply)
 
 
-def _ask_judge(record, judge_model, messages) -> str:
-    completion = record.ask(judge_model, messages, max_tokens=scoring.JUDGE_MAX_TOKENS)
+async def _ask_judge(record, judge_model, messages) -> str:
+    completion = await record.ask(judge_model, messages, max_tokens=scoring.JUDGE_MAX_TOKENS)
     if not completion.ok:  # the judge could not answer: the sample is not scored
         raise RuntimeError(f"judge call failed ({completion.outcome}): {completion.error}")
     return completion.text

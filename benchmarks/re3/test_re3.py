@@ -53,8 +53,8 @@ def pytest_generate_tests(metafunc):
                         and s.item_id == smoke_item)
 
 
-def test_re3(sample, model, tokenizer, record, pytestconfig):
-    option = pytestconfig.getoption
+async def solve(sample, ctx):
+    option, tokenizer, record = ctx.option, ctx.tokenizer, ctx.record
     item = items.item(sample.item_id, tokenizer)
     prompt = stimulus.build(item, sample.pattern, sample.b_strategy,
                             patterns.parse_separator(option("re3_separator")),
@@ -63,7 +63,7 @@ def test_re3(sample, model, tokenizer, record, pytestconfig):
         option("re3_max_tokens") or GSM8K_TOKENS[option("scale")]
     record.stimulus([{"role": "user", "content": prompt.text}],
                     target_tokens=tokenizer.count(prompt.text), max_tokens=max_tokens)
-    selection = pytestconfig.stash.get(SELECTION_KEY, None)
+    selection = ctx.config.stash.get(SELECTION_KEY, None)
     # The spec's run record (run_id, timestamp, token counts, latency and model id are on
     # every record already). The assembled prompt can be rebuilt exactly from A, B, the
     # pattern and the separator; a very long one is kept as head and tail.
@@ -72,11 +72,14 @@ def test_re3(sample, model, tokenizer, record, pytestconfig):
                   separator=patterns.parse_separator(option("re3_separator")),
                   expected_answer=item.expected, extracted_answer=None,
                   selected_from_run=selection.source_run if selection else None)
-    record.skip_unless_fits(model)
+    record.skip_unless_fits(ctx.model)
+    return await record.ask(ctx.model, temperature=0.0)
 
-    completion = record.ask(model, temperature=0.0)
-    if not completion.ok:
+
+def test_re3(sample, solved, record):
+    if not solved.ok:
         return
-    evaluation = scoring.evaluate(sample.benchmark, completion.text, item.expected)
+    evaluation = scoring.evaluate(sample.benchmark, solved.text,
+                                  record.record.details["expected_answer"])
     record.detail(extracted_answer=evaluation.extracted)
     record.score(correct=evaluation.correct, extracted=evaluation.extracted is not None)

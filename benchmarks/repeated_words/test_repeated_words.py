@@ -18,22 +18,24 @@ def pytest_generate_tests(metafunc):
                         and (s.common, s.modified) == pairs[0])
 
 
-def test_repeated_words(sample, model, tokenizer, record, pytestconfig):
+async def solve(sample, ctx):
     prompt = stimulus.prompt(sample)
-    input_tokens = tokenizer.count(prompt)
+    input_tokens = ctx.tokenizer.count(prompt)
     max_tokens = 2 * input_tokens
-    record.stimulus([{"role": "user", "content": prompt}], target_tokens=input_tokens,
-                    max_tokens=max_tokens)
-    output_limit = pytestconfig.getoption("model_max_output_tokens")
+    ctx.record.stimulus([{"role": "user", "content": prompt}], target_tokens=input_tokens,
+                        max_tokens=max_tokens)
+    output_limit = ctx.option("model_max_output_tokens")
     if max_tokens > output_limit:
-        record.skip(f"output budget {max_tokens} (2 x {input_tokens} input tokens) exceeds "
-                    f"the model's output limit {output_limit}")
-    record.skip_unless_fits(model)
+        ctx.record.skip(f"output budget {max_tokens} (2 x {input_tokens} input tokens) "
+                        f"exceeds the model's output limit {output_limit}")
+    ctx.record.skip_unless_fits(ctx.model)
+    return await ctx.record.ask(ctx.model, temperature=0.0)
 
-    completion = record.ask(model, temperature=0.0)
-    if not completion.ok:
+
+def test_repeated_words(sample, solved, record):
+    if not solved.ok:
         return
-    record.score(**scoring.score(sample, completion.text))
-    reason = scoring.refusal_reason(sample, completion.text)
+    record.score(**scoring.score(sample, solved.text))
+    reason = scoring.refusal_reason(sample, solved.text)
     if reason:
         record.refused(reason)

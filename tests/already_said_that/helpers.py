@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 from benchmarks.already_said_that.conversation import Conversation, play
@@ -34,6 +35,13 @@ def coin(seed):
     return lambda messages: f"[answer: {rng.choice(['yes', 'no'])}]"
 
 
+def play_through(dialogue: Conversation, respond, **options):
+    """``play`` (a coroutine: real players are model clients) with a synchronous player."""
+    async def reply(messages):
+        return respond(messages)
+    return asyncio.run(play(dialogue, "task", reply, **options))
+
+
 def played(seed, respond_for, max_turns=100, **options):
     dialogue = conversation(seed, **options)
-    return play(dialogue, "task", respond_for(dialogue), max_turns=max_turns)
+    return play_through(dialogue, respond_for(dialogue), max_turns=max_turns)

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.already_said_that.conversation import (
-    Conversation, estimate_prompt_tokens, play)
+    Conversation, estimate_prompt_tokens)
 from benchmarks.already_said_that.stimulus import alpha_words
 
-from .helpers import DISTRACTORS, WORDS, coin, conversation, oracle, played
+from .helpers import DISTRACTORS, WORDS, coin, conversation, oracle, play_through, played
 
 RUNS = 200  # perfect conversations of 100 turns: 20,000 turns
 
@@ -100,7 +100,7 @@ def test_no_word_counts_as_shown_before_it_was_shown(seed, player, pool, with_di
             return f"[answer: {'yes' if truth != (rng.random() < 0.05) else 'no'}]"
         return "[answer: whatever words]"
 
-    transcript = play(dialogue, "task", respond, max_turns=100)
+    transcript = play_through(dialogue, respond, max_turns=100)
     shown: set[str] = set()
     for entry in transcript.log:
         if entry["kind"] == "main":
@@ -126,7 +126,7 @@ def test_the_same_seed_gives_the_same_dialogue():
 
 def test_words_are_lower_cased_and_only_the_samples_words_are_new():
     dialogue = Conversation([w.upper() for w in WORDS], [], random.Random(0))
-    transcript = play(dialogue, "task", oracle(dialogue), max_turns=100)
+    transcript = play_through(dialogue, oracle(dialogue), max_turns=100)
     assert {e["text"] for e in transcript.log} <= set(WORDS)
 
 
@@ -137,7 +137,7 @@ def test_every_turn_resends_the_whole_history():
         seen_lengths.append(len(messages))
         return "[answer: no]" if len(messages) == 2 else "[answer: whatever]"
 
-    transcript = play(conversation(0), "task", respond, max_turns=5)
+    transcript = play_through(conversation(0), respond, max_turns=5)
     assert seen_lengths[0] == 2  # the task description and the first turn
     assert seen_lengths == [2 + 2 * i for i in range(len(seen_lengths))]
     assert transcript.messages[0] == {"role": "system", "content": "task"}

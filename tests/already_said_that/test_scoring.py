@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 from benchmarks.already_said_that import scoring
 from benchmarks.already_said_that.conversation import play
 
-from .helpers import DISTRACTORS, conversation, oracle
+from .helpers import DISTRACTORS, conversation, oracle, play_through
 
 
 @pytest.mark.parametrize("reply, answer", [
@@ -59,7 +60,7 @@ def _dialogue(replies, max_turns=100, fits=lambda m: True, distractors=True):
     def respond(messages):
         reply = replies.pop(0)
         return reply(messages, dialogue) if callable(reply) else reply
-    return play(dialogue, "task", respond, max_turns=max_turns, fits=fits)
+    return play_through(dialogue, respond, max_turns=max_turns, fits=fits)
 
 
 def right(messages, dialogue):
@@ -211,13 +212,14 @@ def test_the_builtin_random_solver_lasts_as_long_as_the_analytic_baseline():
 
     solver = RandomSolver()
 
-    def respond(messages):
-        return solver.complete(messages, max_tokens=16).text
+    async def respond(messages):
+        return (await solver.complete(messages, max_tokens=16)).text
 
     runs = 1500
     turns = []
     for seed in range(runs):
-        transcript = play(conversation(f"random/{seed}"), "task", respond, max_turns=100)
+        transcript = asyncio.run(play(conversation(f"random/{seed}"), "task", respond,
+                                      max_turns=100))
         turns.append(scoring.sample_scores(transcript.log, transcript.ended_by)["num_turns"])
     assert abs(np.mean(turns) - scoring.random_baseline_turns(100, 1 / 3)) < \
         4 * math.sqrt(6) / math.sqrt(runs)

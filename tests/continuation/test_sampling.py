@@ -1,5 +1,6 @@
 """Every option is sent (seed 0 too); options an endpoint refuses are dropped and reported."""
 
+import asyncio
 import warnings
 
 import openai
@@ -26,8 +27,8 @@ def ask(server, seed=0):
     model = OpenAIChatModel("scripted", server.base_url, "key", max_retries=0)
     record = SampleRecorder("continuation", "ctx1k-r0", "node", "run", {})
     record.stimulus([{"role": "user", "content": "Once upon a time."}], max_tokens=16)
-    completion = sampling.ask(record, model, temperature=1.0, sampling=OPTIONS, seed=seed,
-                              replicate=0)
+    completion = asyncio.run(sampling.ask(record, model, temperature=1.0, sampling=OPTIONS,
+                                          seed=seed, replicate=0))
     return completion, record.record
 
 

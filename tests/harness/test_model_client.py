@@ -1,4 +1,7 @@
-"""The model client against a real local HTTP server: retries, overflow, refused keys, cache."""
+"""The model client against a real local HTTP server: retries, overflow, refused keys, cache.
+
+The client is asynchronous (``openai.AsyncOpenAI``); pytest-asyncio runs each test's loop.
+"""
 
 import pytest
 
@@ -20,56 +23,63 @@ def client(server, cache=None, retries=3, key="sekret"):
                            timeout_s=10, cache=cache)
 
 
-def test_a_plain_completion_carries_text_usage_and_latency(server):
-    completion = client(server).complete(MESSAGES, max_tokens=20)
+@pytest.mark.asyncio
+async def test_a_plain_completion_carries_text_usage_and_latency(server):
+    completion = await client(server).complete(MESSAGES, max_tokens=20)
     assert completion.ok and completion.text == "apple apple"
     assert completion.prompt_tokens > 0 and completion.completion_tokens == 2
     assert completion.finish_reason == "stop" and completion.latency_s > 0
 
 
-def test_429_with_retry_after_is_retried_until_it_succeeds(server):
+@pytest.mark.asyncio
+async def test_429_with_retry_after_is_retried_until_it_succeeds(server):
     server.faults.extend([Fault(429, headers={"Retry-After": "0"}),
                           Fault(503, headers={"Retry-After": "0"})])
-    completion = client(server).complete(MESSAGES, max_tokens=20)
+    completion = await client(server).complete(MESSAGES, max_tokens=20)
     assert completion.text == "apple apple"
     assert len(server.requests) == 3  # two faults, then the answer
 
 
-def test_retries_give_up_after_max_retries_and_raise(server):
+@pytest.mark.asyncio
+async def test_retries_give_up_after_max_retries_and_raise(server):
     server.faults.extend(Fault(500, headers={"Retry-After": "0"}) for _ in range(5))
     with pytest.raises(Exception) as raised:
-        client(server, retries=2).complete(MESSAGES, max_tokens=20)
+        await client(server, retries=2).complete(MESSAGES, max_tokens=20)
     assert "500" in str(raised.value) or "InternalServerError" in type(raised.value).__name__
     assert len(server.requests) == 3  # the first try and two retries
 
 
-def test_context_overflow_is_an_outcome_and_never_retried(server):
-    completion = client(server).complete(MESSAGES, max_tokens=500)
+@pytest.mark.asyncio
+async def test_context_overflow_is_an_outcome_and_never_retried(server):
+    completion = await client(server).complete(MESSAGES, max_tokens=500)
     assert completion.outcome == "overflow" and not completion.ok
     assert "maximum context length" in completion.error
     assert len(server.requests) == 1
 
 
-def test_a_refused_key_raises_one_clear_error_without_retrying(server):
+@pytest.mark.asyncio
+async def test_a_refused_key_raises_one_clear_error_without_retrying(server):
     with pytest.raises(EndpointRefused, match="401.*--api-key-env"):
-        client(server, key="wrong").complete(MESSAGES, max_tokens=20)
+        await client(server, key="wrong").complete(MESSAGES, max_tokens=20)
     assert len(server.requests) == 1
 
 
-def test_the_cache_serves_a_repeat_without_a_request(server, tmp_path):
+@pytest.mark.asyncio
+async def test_the_cache_serves_a_repeat_without_a_request(server, tmp_path):
     cache = ResponseCache(tmp_path / "cache.sqlite")
-    first = client(server, cache).complete(MESSAGES, max_tokens=20)
-    again = client(server, cache).complete(MESSAGES, max_tokens=20)
+    first = await client(server, cache).complete(MESSAGES, max_tokens=20)
+    again = await client(server, cache).complete(MESSAGES, max_tokens=20)
     assert len(server.requests) == 1
     assert again.cached and not first.cached and again.text == first.text
 
 
-def test_errors_are_not_cached(server, tmp_path):
+@pytest.mark.asyncio
+async def test_errors_are_not_cached(server, tmp_path):
     cache = ResponseCache(tmp_path / "cache.sqlite")
     server.faults.append(Fault(500))
     with pytest.raises(Exception):
-        client(server, cache, retries=0).complete(MESSAGES, max_tokens=20)
-    assert client(server, cache).complete(MESSAGES, max_tokens=20).text == "apple apple"
+        await client(server, cache, retries=0).complete(MESSAGES, max_tokens=20)
+    assert (await client(server, cache).complete(MESSAGES, max_tokens=20)).text == "apple apple"
     assert len(server.requests) == 2
 
 

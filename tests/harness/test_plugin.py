@@ -37,14 +37,16 @@ class Toy(SampleParams):
 def pytest_generate_tests(metafunc):
     parametrize_samples(metafunc, "toy", [Toy(i) for i in range(6)], smoke=lambda s: s.size == 0)
 
-def test_toy(sample, model, record):
+async def solve(sample, ctx):
+    ctx.record.stimulus([{"role": "user", "content": f"say: {sample.size}"}], target_tokens=4,
+                        max_tokens=20)
+    ctx.record.skip_unless_fits(ctx.model)
+    return await ctx.record.ask(ctx.model)
+
+def test_toy(sample, solved, record):
     if sample.size == CRASH_AT and os.environ.get("PYTEST_XDIST_WORKER"):
         os._exit(1)  # a worker dies mid-sample
-    record.stimulus([{"role": "user", "content": f"say: {sample.size}"}], target_tokens=4,
-                    max_tokens=20)
-    record.skip_unless_fits(model)
-    completion = record.ask(model)
-    record.score(right=completion.text == str(sample.size))
+    record.score(right=solved.text == str(sample.size))
 '''
 
 
