@@ -9,6 +9,7 @@ experiment's plots from its records.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -28,7 +29,9 @@ class Experiment:
     metric: str  # the headline score column, e.g. "scores.levenshtein"
     metric_kind: str = "mean"  # "rate" (0/1 scores: Wilson interval) or "mean" (bootstrap)
     higher_is_better: bool = True
-    render: Renderer | None = None  # draws the plots from this experiment's records
+    # Draws the plots from this experiment's records: the function, or "module:function",
+    # imported only when plots are drawn (so a worker never loads pandas or matplotlib).
+    render: Renderer | str | None = None
     # The record column that is the input length (e.g. "params.length", in o200k tokens or the
     # experiment's own unit); None when the experiment has no length axis. The verdicts
     # (effective length, area under the curve) and the terminal's curve table read it.
@@ -37,6 +40,12 @@ class Experiment:
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):
             raise ValueError(f"metric_kind must be 'rate' or 'mean', not {self.metric_kind!r}")
+
+    def renderer(self) -> Renderer | None:
+        if not isinstance(self.render, str):
+            return self.render
+        module, _, function = self.render.partition(":")
+        return getattr(importlib.import_module(module), function)
 
 
 CATALOG_KEY = pytest.StashKey[dict]()

@@ -143,7 +143,7 @@ class RunReporter:
             return
         record = SampleRecord.from_json(payload)
         self.received[report.nodeid] = record
-        self.store.add(record, self.run.run_dir / "samples.jsonl")
+        self.store.add(record, self.run.run_dir / "samples.jsonl", text=payload)
 
     # -- the end -------------------------------------------------------------------------
     @pytest.hookimpl(trylast=True)
@@ -163,6 +163,7 @@ class RunReporter:
         info = self.store.run_info(self.run.run_id)
         self._gate(session, info, frame)
         self.store.finish_run(self.run.run_id, int(session.exitstatus))
+        self.store.write_jsonl(self.run.run_id, self.run.run_dir / "samples.jsonl")
         row = next(r for r in self.store.runs() if r["run_id"] == self.run.run_id)
         self.files = write_run_files(
             self.run.run_dir, self.run.run_id, info, frame, catalog(self.config), self.settings,

@@ -59,7 +59,7 @@ def render_plots(frame: pd.DataFrame, experiments: dict[str, Experiment], plots_
         out = plots_dir / name
         out.mkdir(parents=True, exist_ok=True)
         try:
-            rendered[name] = list(experiment.render(part, out))
+            rendered[name] = list(experiment.renderer()(part, out))
         except Exception as error:  # a plot bug must not lose the run's records or report
             rendered[name] = []
             warn(f"contextrot: plots of {name} failed: {type(error).__name__}: {error}")

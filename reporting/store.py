@@ -1,8 +1,11 @@
 """The results store: one SQLite file for every run, plus plain files per run.
 
-Only the controller process writes here (xdist workers send their records to it), so there is
-a single writer and no lock contention. Every record is written the moment it arrives: a crash
-or Ctrl-C loses nothing that was already received.
+Only the controller process writes here (xdist workers send their records to it); two runs
+at once share the file (``reporting.sqlite``). Every record is written the moment it arrives
+(a commit reaches the WAL at once, with no fsync per record), so a crash or Ctrl-C loses
+nothing that was already received. ``samples.jsonl`` is appended as records arrive and
+rewritten from the store at the end, so a re-run of the same run id leaves one line per
+sample.
 
 Layout under the results directory::
 
@@ -16,13 +19,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import sqlite3
 from pathlib import Path
-from typing import Iterable, Iterator
-
-import pandas as pd
+from typing import IO, TYPE_CHECKING, Iterable, Iterator
 
 from .records import SampleRecord
+from .sqlite import connect_shared
+
+if TYPE_CHECKING:  # pandas loads when a frame is asked for, not when records are written
+    import pandas as pd
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -51,13 +55,14 @@ def _now() -> str:
 
 class ResultsStore:
     def __init__(self, database: Path):
-        database.parent.mkdir(parents=True, exist_ok=True)
         self.database = database
-        self._db = sqlite3.connect(database, timeout=60, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
+        self._db = connect_shared(database, _SCHEMA)
+        self._appending: dict[Path, IO[str]] = {}
 
     def close(self) -> None:
+        for handle in self._appending.values():
+            handle.close()
+        self._appending.clear()
         self._db.close()
 
     # -- writing (controller only) -------------------------------------------------------
@@ -78,17 +83,33 @@ class ResultsStore:
         self._db.execute("UPDATE runs SET finished_at = ?, exit_status = ? WHERE run_id = ?",
                          (finished_at or _now(), int(exit_status), run_id))
 
-    def add(self, record: SampleRecord, jsonl: Path | None = None) -> None:
-        text = record.to_json()
+    def add(self, record: SampleRecord, jsonl: Path | None = None,
+            text: str | None = None) -> None:
+        """Store one record (``text``: its JSON, when the caller already has it)."""
+        text = text or record.to_json()
         self._db.execute(
             "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?)",
             (record.run_id, record.nodeid or record.sample_id, record.experiment,
              record.stimulus_hash, record.outcome, text),
         )
         if jsonl is not None:
-            jsonl.parent.mkdir(parents=True, exist_ok=True)
-            with jsonl.open("a", encoding="utf-8") as handle:
-                handle.write(text + "\n")
+            if jsonl not in self._appending:
+                jsonl.parent.mkdir(parents=True, exist_ok=True)
+                self._appending[jsonl] = jsonl.open("a", encoding="utf-8", buffering=1)
+            self._appending[jsonl].write(text + "\n")  # line-buffered: on disk at once
+
+    def write_jsonl(self, run_id: str, jsonl: Path) -> None:
+        """Rewrite ``jsonl`` with the run's records, one line each, in arrival order."""
+        handle = self._appending.pop(jsonl, None)
+        if handle is not None:
+            handle.close()
+        partial = jsonl.with_suffix(".jsonl.tmp")
+        partial.parent.mkdir(parents=True, exist_ok=True)
+        with partial.open("w", encoding="utf-8") as out:
+            for (text,) in self._db.execute(
+                    "SELECT record FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,)):
+                out.write(text + "\n")
+        partial.replace(jsonl)
 
     # -- reading (anyone) ----------------------------------------------------------------
     def runs(self) -> list[dict]:
@@ -128,6 +149,8 @@ def records_frame(records: Iterable[SampleRecord]) -> pd.DataFrame:
     (xdist's varies): seeded bootstrap intervals resample by position, so the same records
     must give the same table to give the same intervals.
     """
+    import pandas as pd
+
     rows = sorted((json.loads(r.to_json()) for r in records),
                   key=lambda row: row.get("nodeid") or row.get("sample_id") or "")
     if not rows:

@@ -10,7 +10,7 @@ generator and the loop), plots.py (table and bar charts), test_already_said_that
 
 from reporting.experiments import Experiment
 
-from . import grid, plots
+from . import grid
 
 EXPERIMENT = Experiment(
     name="already_said_that",
@@ -21,7 +21,7 @@ EXPERIMENT = Experiment(
     # No length axis: the dialogue grows turn by turn and the metric (turns survived) is
     # itself where the model stopped holding up.
     length=None,
-    render=plots.render,
+    render=f"{__name__}.plots:render",
 )
 
 

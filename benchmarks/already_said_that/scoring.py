@@ -16,10 +16,6 @@ import re
 import string
 from typing import Iterable, Sequence
 
-import numpy as np
-
-from reporting.stats import bootstrap_interval, wilson_interval
-
 ANSWER = re.compile(r"\[answer: ([^\]]+)\]")
 DISTRACTOR_PROBABILITY = 1 / 3
 ENDINGS = ("false_positive", "false_negative", "violation", "max_turns", "context_full",
@@ -97,7 +93,13 @@ def sample_scores(log: Sequence[dict], ended_by: str) -> dict:
 
 
 # -- many samples --------------------------------------------------------------------------
+# The aggregates run in the controller only: numpy and scipy (reporting.stats) are imported
+# there, never in a worker that only scores samples.
 def _describe(values: Sequence[float], name: str) -> dict:
+    import numpy as np
+
+    from reporting.stats import bootstrap_interval
+
     data = np.asarray(values, dtype=float)
     low, high = bootstrap_interval(data.tolist())
     return {f"avg_{name}": float(np.mean(data)), f"avg_{name}_ci_low": low,
@@ -107,6 +109,8 @@ def _describe(values: Sequence[float], name: str) -> dict:
 
 
 def _rate(successes: int, total: int, name: str) -> dict:
+    from reporting.stats import wilson_interval
+
     low, high = wilson_interval(successes, total)
     return {name: successes / total if total else math.nan, f"{name}_ci_low": low,
             f"{name}_ci_high": high, f"{name}_n": total}
@@ -119,6 +123,8 @@ def aggregate(samples: Iterable[dict]) -> dict:
     ``avg_distractor_accuracy`` averages the samples that saw a distractor (the original's
     ``nanmean``). Per-answer rates pool the answers of all samples.
     """
+    from reporting.stats import bootstrap_interval
+
     samples = list(samples)
     n = len(samples)
     if n == 0:
@@ -135,7 +141,8 @@ def aggregate(samples: Iterable[dict]) -> dict:
         **_describe([s["num_distractors"] for s in samples], "num_distractors"),
         **_rate(sum(bool(s["was_false_pos"]) for s in samples), n, "false_positive_rate"),
         **_rate(sum(bool(s["was_false_neg"]) for s in samples), n, "false_negative_rate"),
-        "avg_distractor_accuracy": float(np.mean(accuracies)) if accuracies else math.nan,
+        "avg_distractor_accuracy": math.fsum(accuracies) / len(accuracies) if accuracies
+        else math.nan,
         "avg_distractor_accuracy_ci_low": low, "avg_distractor_accuracy_ci_high": high,
         "avg_distractor_accuracy_n": len(accuracies),
         **_rate(sum(bool(s["violation_occurred"]) for s in samples), n, "violation_rate"),

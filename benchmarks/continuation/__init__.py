@@ -11,8 +11,6 @@ scoring.py (readability metrics), table.py (one row per tier, degradation flags)
 
 from reporting.experiments import Experiment
 
-from . import plots
-
 EXPERIMENT = Experiment(
     name="continuation",
     title="continuing a novel from a fixed point as the context grows backwards",
@@ -21,7 +19,7 @@ EXPERIMENT = Experiment(
     metric_kind="mean",
     higher_is_better=False,  # a rising cloze score means simpler, more generic prose
     length="params.context",  # the context tier, o200k tokens
-    render=plots.render,
+    render=f"{__name__}.plots:render",
 )
 
 

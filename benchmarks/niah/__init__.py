@@ -10,8 +10,6 @@ times a 900k-token build.
 
 from reporting.experiments import Experiment
 
-from . import plots
-
 EXPERIMENT = Experiment(
     name="niah",
     title="needle in a haystack: semantic needles, shuffled haystacks, distractors",
@@ -20,7 +18,7 @@ EXPERIMENT = Experiment(
     metric="scores.correct",
     metric_kind="rate",
     length="params.length",  # o200k tokens
-    render=plots.render,
+    render=f"{__name__}.plots:render",
 )
 
 

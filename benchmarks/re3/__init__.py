@@ -11,7 +11,6 @@ interface the ``model`` fixture, the data recorder the ``record`` fixture).
 
 from reporting.experiments import Experiment
 
-from . import plots
 from .patterns import DEFAULT_SEPARATOR, SEPARATOR_PRESETS
 from .transforms import STRATEGIES
 
@@ -24,7 +23,7 @@ EXPERIMENT = Experiment(
     # No length axis: RE3 varies the repetition pattern and the task; its prompt lengths
     # follow from those (GSM8K, MMLU, 1k-8k haystacks), so a curve over them would mix tasks.
     length=None,
-    render=plots.render,
+    render=f"{__name__}.plots:render",
 )
 
 

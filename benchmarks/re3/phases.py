@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from reporting.store import ResultsStore
-
-from .summary import summary_table
+if TYPE_CHECKING:  # pandas (and the store, and the summary) load only when a phase is chosen
+    import pandas as pd
 from .transforms import NONE, STRATEGIES
 
 RANK_BENCHMARK = "gsm8k"
@@ -74,6 +72,10 @@ def earlier_phase(database: Path, phase: int, need: int, *, exclude_run: str,
                   from_run: str | None = None) -> tuple[str, pd.DataFrame]:
     """(run id, summary of its phase records) of the newest run that scored ``need``
     configurations of ``phase`` on GSM8K."""
+    from reporting.store import ResultsStore
+
+    from .summary import summary_table
+
     hint = (f"run `pytest benchmarks -m re3 --re3-phase {phase}` first with the same "
             f"--results-dir, or name its run with --re3-from-run")
     if not database.exists():

@@ -7,8 +7,6 @@ plots), test_repeated_words.py (the glue).
 
 from reporting.experiments import Experiment
 
-from . import plots
-
 EXPERIMENT = Experiment(
     name="repeated_words",
     title="exact replication of a repeated word holding one unique word",
@@ -16,7 +14,7 @@ EXPERIMENT = Experiment(
     metric="scores.levenshtein",
     metric_kind="mean",
     length="params.n",  # words in the sequence
-    render=plots.render,
+    render=f"{__name__}.plots:render",
 )
 
 

@@ -1,0 +1,150 @@
+"""The engine at the concurrency users run: many requests in flight from one process, -n 16 on
+a fresh results directory, a rate-limited endpoint, a refused key under xdist; and the
+throttle on its own (pytest-asyncio)."""
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from fixtures.scripted_server import ScriptedServer
+from fixtures.throttle import Throttle, TokenBudget
+
+from .test_plugin import CONFTEST, TOY_TEST, stored
+
+SAMPLES = 48
+
+
+@pytest.fixture
+def many(pytester):
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makeconftest(CONFTEST)
+    (pytester.path / "benchmarks").mkdir()
+    toy = TOY_TEST.replace("CRASH_AT", "-1").replace("range(6)", f"range({SAMPLES})")
+    (pytester.path / "benchmarks" / "test_toy.py").write_text(toy)
+    return pytester
+
+
+def run(project, server, *args):
+    return project.runpytest_subprocess(
+        "benchmarks", "--model", "scripted", "--base-url", server.base_url,
+        "--results-dir", str(project.path / "results"), "-p", "no:cacheprovider", *args)
+
+
+def one_line_per_sample(project, run_id):
+    lines = (project.path / "results" / run_id / "samples.jsonl").read_text().splitlines()
+    nodeids = [json.loads(line)["nodeid"] for line in lines]
+    assert len(nodeids) == len(set(nodeids)) == SAMPLES
+
+
+def test_one_process_keeps_many_requests_in_flight(many):
+    with ScriptedServer("copy", latency_s=0.2) as server:
+        started = time.monotonic()
+        result = run(many, server, "--run-id", "one", "--max-connections", "16")
+        elapsed = time.monotonic() - started
+    result.assert_outcomes(passed=SAMPLES)
+    assert server.peak_in_flight == 16
+    assert len(stored(many, "one")) == SAMPLES
+    one_line_per_sample(many, "one")
+    # One request at a time would need 48 x 0.2 = 9.6 s of model time alone.
+    first, last = min(s for s, _ in server.answered), max(f for _, f in server.answered)
+    assert last - first < 9.6 / 2, f"requests spread over {last - first:.1f} s"
+    assert elapsed < 60
+
+
+def test_sixteen_workers_on_a_fresh_results_dir_lose_no_sample(many):
+    with ScriptedServer("copy", latency_s=0.05) as server:
+        result = run(many, server, "--run-id", "sixteen", "-n", "16", "--oversubscribe",
+                     "--max-connections", "32")
+    result.assert_outcomes(passed=SAMPLES)
+    output = result.stdout.str() + result.stderr.str()
+    assert "database is locked" not in output
+    records = stored(many, "sixteen")
+    assert len(records) == SAMPLES and all(r["outcome"] == "ok" for r in records.values())
+    assert len({r["worker"] for r in records.values()}) > 1
+    # A sample that xdist steals after its first worker started it is asked again (its
+    # record is still one): rare, at the end of a worker's queue.
+    assert SAMPLES <= len(server.requests) <= SAMPLES * 1.25
+    one_line_per_sample(many, "sixteen")
+
+
+def test_a_rate_limited_endpoint_neither_stalls_nor_loses_samples(many):
+    # The endpoint refuses (429, Retry-After) whatever is beyond 4 requests in flight.
+    with ScriptedServer("copy", latency_s=0.1, concurrency_limit=4,
+                        retry_after_s=0.05) as server:
+        result = run(many, server, "--run-id", "limited", "--max-connections", "32")
+    result.assert_outcomes(passed=SAMPLES)
+    assert server.peak_in_flight <= 4
+    assert len(stored(many, "limited")) == SAMPLES
+    one_line_per_sample(many, "limited")  # retries never duplicate a record
+    # Backing off: the 429s are a fraction of the work, not a flood.
+    assert server.rate_limited < 2 * SAMPLES, server.rate_limited
+
+
+def test_a_refused_key_stops_every_worker_with_one_line(many):
+    with ScriptedServer("copy", api_key="the-real-key") as server:
+        result = run(many, server, "--run-id", "refused", "-n", "4", "--oversubscribe")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    output = result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(["*refused the request (401)*--api-key-env*"])
+    assert "Traceback" not in output and "the-real-key" not in output
+    assert len(server.requests) == 0  # each worker's GET /models found it out
+
+
+def test_the_same_run_id_again_leaves_one_line_per_sample(many):
+    with ScriptedServer("copy") as server:
+        run(many, server, "--run-id", "again").assert_outcomes(passed=SAMPLES)
+        run(many, server, "--run-id", "again").assert_outcomes(passed=SAMPLES)
+    one_line_per_sample(many, "again")
+
+
+# -- the throttle on its own ---------------------------------------------------------------
+@pytest.mark.asyncio
+async def test_the_throttle_probes_with_one_then_opens_shrinks_and_grows_back():
+    throttle = Throttle(8)
+    assert throttle.limit == 1
+    throttle.succeeded()
+    assert throttle.limit == 8
+    throttle.rate_limited(None)
+    assert throttle.limit == 6
+    throttle.rate_limited(None)  # the same burst: counted once a second
+    assert throttle.limit == 6
+    for _ in range(6):
+        throttle.succeeded()
+    assert throttle.limit == 7
+
+
+@pytest.mark.asyncio
+async def test_retry_after_pauses_every_new_request():
+    throttle = Throttle(4)
+    throttle.succeeded()
+    throttle.rate_limited(0.3)
+    started = time.monotonic()
+    async with throttle.slot():
+        waited = time.monotonic() - started
+    assert waited >= 0.25
+
+
+@pytest.mark.asyncio
+async def test_no_more_than_the_limit_is_ever_in_flight():
+    throttle, peak = Throttle(3), 0
+    throttle.succeeded()
+
+    async def request():
+        nonlocal peak
+        async with throttle.slot():
+            peak = max(peak, throttle.in_flight)
+            await asyncio.sleep(0.01)
+
+    await asyncio.gather(*(request() for _ in range(20)))
+    assert peak == 3 and throttle.in_flight == 0
+
+
+@pytest.mark.asyncio
+async def test_the_token_budget_spreads_requests_over_the_minute():
+    budget = TokenBudget(6000)  # 100 tokens a second
+    started = time.monotonic()
+    await budget.take(6000)  # a full bucket goes at once
+    await budget.take(30)  # then 30 tokens wait for 0.3 s of refill
+    assert 0.25 <= time.monotonic() - started < 2
