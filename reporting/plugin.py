@@ -106,7 +106,8 @@ class RunReporter:
         self._expect(ids)
 
     def _expect(self, nodeids) -> None:
-        if self.config.option.collectonly:  # nothing runs: no run to record
+        # --collect-only and --plan (fixtures.plugin) run nothing: no run to record
+        if self.config.option.collectonly or self.config.getoption("plan", False):
             return
         self.expected.update(n for n in nodeids if _is_sample(n))
         if self.expected and self.store is None:

@@ -149,3 +149,13 @@ async def test_the_token_budget_spreads_requests_over_the_minute():
     await budget.take(6000)  # a full bucket goes at once
     await budget.take(30)  # then 30 tokens wait for 0.3 s of refill
     assert 0.25 <= time.monotonic() - started < 2
+
+
+def test_a_plan_counts_tokens_and_cost_and_sends_nothing(many):
+    with ScriptedServer("copy") as server:
+        result = run(many, server, "--plan", "--price-in", "2", "--price-out", "8", "-n", "2")
+    assert result.ret == 0 and len(server.requests) == 0
+    # 48 samples of "say: N" (4 target tokens) with 20 output tokens each.
+    result.stdout.fnmatch_lines(["*plan for scripted (nothing was sent)*",
+                                 f"toy*{SAMPLES}*0*{SAMPLES * 20:,}*"])
+    assert not (many.path / "results").exists()  # no run was recorded
