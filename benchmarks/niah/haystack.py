@@ -150,7 +150,7 @@ def place(haystack: str, depth_percent: float, tokenizer) -> Placement:
     moved back to the last sentence boundary at or before it (the start when there is none).
     Depth 0 is the start and 100 the end."""
     _check_depth(depth_percent)
-    tokens = tokenizer.encode(haystack)
+    tokens = tokenizer.encode_array(haystack)
     if depth_percent == 0:
         return Placement(0, 0, len(tokens))
     if depth_percent == 100:
@@ -209,7 +209,7 @@ def corpus_text(include_bible: bool = False) -> str:
 @functools.lru_cache(maxsize=4)
 def _corpus_tokens(tokenizer, include_bible: bool) -> tuple[np.ndarray, np.ndarray]:
     """The corpus' tokens, and the token indices where a paragraph starts."""
-    tokens = np.asarray(tokenizer.encode(corpus_text(include_bible)), dtype=np.int64)
+    tokens = tokenizer.encode_array(corpus_text(include_bible))  # uint32
     ids = np.unique(tokens)
     breaks = ids[[tokenizer.decode([int(i)]).endswith("\n\n") for i in ids]]
     starts = np.flatnonzero(np.isin(tokens[:-1], breaks)) + 1
@@ -233,7 +233,7 @@ def sequential_haystack(tokenizer, budget_tokens: int, start_offset: int = 0, *,
     at = bisect.bisect_left(starts, start_offset % len(tokens))
     first = int(starts[at]) if at < len(starts) else 0
     index = (first + np.arange(budget_tokens)) % len(tokens)
-    text = tokenizer.decode(tokens[index].tolist())
+    text = tokenizer.decode(tokens[index])
     return text.rstrip("\ufffd")  # a multi-byte character cut in half at the end
 
 
