@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Iterable
 
 from filelock import FileLock
 
@@ -29,3 +30,22 @@ def connect_shared(path: Path, schema: str) -> sqlite3.Connection:
     # lose the last few, which a re-run asks again.
     db.execute("PRAGMA synchronous=NORMAL")
     return db
+
+
+def check_files(directory: Path, names: Iterable[str]) -> None:
+    """A ValueError, one line naming the file and the fix, unless ``directory`` can hold the
+    run and each of its SQLite files that exists is one (a crash or a copy can leave junk)."""
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"--results-dir {directory} is a file, not a folder; give a folder "
+                         "(it is made if missing)")
+    for name in names:
+        path = directory / name
+        if not path.exists():
+            continue
+        try:
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+                db.execute("PRAGMA schema_version").fetchone()
+        except sqlite3.DatabaseError as error:
+            raise ValueError(f"{path} is not a usable SQLite file ({error}); move it aside "
+                             "(nothing in it can be read) or give another --results-dir") \
+                from None

@@ -149,3 +149,20 @@ def test_known_context_skips_before_calling(project, server):
     assert len(server.requests) == 0
     (record,) = stored(project, "small").values()
     assert record["outcome"] == "skipped" and "10-token context" in record["reason"]
+
+
+@pytest.mark.parametrize("junk", ["results-is-a-file", "contextrot.sqlite",
+                                  "response-cache.sqlite"])
+def test_a_results_dir_that_cannot_hold_the_run_is_one_line(project, server, junk):
+    results = project.path / "results"
+    if junk == "results-is-a-file":
+        results.write_text("not a folder")
+    else:
+        results.mkdir()
+        (results / junk).write_bytes(b"garbage, not SQLite" * 100)
+    result = run(project, server, "--run-id", "junk", "-m", "smoke")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1 and ("is a file" in errors[0] or junk in errors[0])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert len(server.requests) == 0
