@@ -4,11 +4,12 @@ import random
 
 import pytest
 
-from fixtures.parametrize import parametrize_samples
+from fixtures.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, conversation, grid, scoring, settings, sources, stimulus
 
 
+@experiment_grid(EXPERIMENT.name)
 def pytest_generate_tests(metafunc):
     try:
         chosen = settings(metafunc.config.getoption)

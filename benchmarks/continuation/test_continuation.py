@@ -3,7 +3,7 @@ fails."""
 
 import pytest
 
-from fixtures.parametrize import parametrize_samples
+from fixtures.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, sampling, scoring, stimulus
 from .text import TextUnavailable
@@ -21,6 +21,7 @@ def prepared(config):
         raise pytest.UsageError(str(error)) from None
 
 
+@experiment_grid(EXPERIMENT.name)
 def pytest_generate_tests(metafunc):
     if "sample" not in metafunc.fixturenames:
         return

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from fixtures.parametrize import parametrize_samples
+from fixtures.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, needles, scoring, stimulus
 
@@ -46,6 +46,7 @@ def _settings(config: pytest.Config) -> dict:
             "include_bible": option("niah_include_bible")}
 
 
+@experiment_grid(EXPERIMENT.name)
 def pytest_generate_tests(metafunc):
     if "sample" not in metafunc.fixturenames:
         return

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.parametrize import parametrize_samples
+from fixtures.parametrize import experiment_grid, parametrize_samples
 from fixtures.plugin import RUN_KEY
 from reporting.records import excerpt
 
@@ -39,6 +39,7 @@ def plan(config: pytest.Config) -> list[grid.Re3Sample]:
     return grid.phase3(list(selection.configs), selection.best_strategy, count)
 
 
+@experiment_grid(EXPERIMENT.name)
 def pytest_generate_tests(metafunc):
     if "sample" not in metafunc.fixturenames:
         return

@@ -2,11 +2,12 @@
 
 import pytest
 
-from fixtures.parametrize import parametrize_samples
+from fixtures.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, scoring, stimulus
 
 
+@experiment_grid(EXPERIMENT.name)
 def pytest_generate_tests(metafunc):
     try:
         pairs = grid.parse_pairs(metafunc.config.getoption("word_pair"))

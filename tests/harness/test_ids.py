@@ -65,3 +65,23 @@ def test_the_issues_case_and_the_readmes_examples():
 def test_lengths_read_in_thousands_and_end_in_k():
     assert [tokens_id("ctx", n) for n in (500, 1_000, 2_500, 100_000, 1_234)] == \
         ["ctx0.5k", "ctx1k", "ctx2.5k", "ctx100k", "ctx1.234k"]
+
+
+def test_an_experiment_that_cannot_build_its_grid_never_blocks_the_others(tmp_path):
+    """--max-context 800 is below continuation's smallest tier: continuation becomes one
+    placeholder case (failing with that line when selected); the others collect as usual."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "benchmarks", "--collect-only", "-q",
+         "--max-context", "800", "--model", "builtin:random", "-p", "no:cacheprovider",
+         "--results-dir", str(tmp_path)], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    collected = done.stdout.splitlines()
+    assert "benchmarks/continuation/test_continuation.py::test_continuation[unavailable]" \
+        in collected
+    assert any("test_repeated_words[" in line for line in collected)
+    assert any("test_niah[" in line for line in collected)
