@@ -72,6 +72,7 @@ class RunReporter:
         self.files = None  # run_files.RunFiles, written at the end of the session
         self.frame = None
         self.missing: list[str] = []
+        self.session_stopped = False  # a fatal fault or Ctrl-C: missing samples were not run
         self.baseline = None  # gate.Baseline
         self.verdict = None  # gate.Verdict
 
@@ -156,6 +157,7 @@ class RunReporter:
 
         self.missing = sorted(self.expected - set(self.received))
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+        self.session_stopped = interrupted or bool(session.shouldstop)
         if self.missing and not interrupted and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = INCOMPLETE_EXIT
         self.frame = frame = records_frame(self.received.values())
@@ -223,7 +225,10 @@ class RunReporter:
               f"model calls: {calls} (+{cached} served from the response cache)")
         for name, paths in self.files.plots.items():
             write(f"plots of {name}: {len(paths)} in {run_dir / 'plots' / name}")
-        if self.missing:
+        if self.missing and self.session_stopped:
+            write(f"contextrot: {len(self.missing)} samples were not run (the run stopped); "
+                  "run the same command again to finish them", red=True)
+        elif self.missing:
             write(f"contextrot: {len(self.missing)} expected samples sent no record "
                   f"(a crashed worker?): " + ", ".join(self.missing[:10]), red=True)
         spec = self.config.getoption("baseline")
