@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -276,6 +277,14 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except CommandError as error:
         print(f"error: {error}", file=sys.stderr)
+        return USAGE_EXIT
+    except sqlite3.DatabaseError as error:  # a results store that a crash or a copy broke
+        print(f"error: a results store is not a usable SQLite file ({error}); move it aside "
+              "or point --results-dir elsewhere", file=sys.stderr)
+        return USAGE_EXIT
+    except (FileExistsError, NotADirectoryError) as error:
+        print(f"error: {error.filename} is a file where a folder must go; give a folder",
+              file=sys.stderr)
         return USAGE_EXIT
 
 

@@ -46,6 +46,10 @@ def pytest_configure(config: pytest.Config) -> None:
             settings = verdict_settings.from_pytest(config)
         except (thresholds.GateUsageError, verdict_settings.SettingsError) as error:
             raise pytest.UsageError(str(error)) from None
+        alpha = config.getoption("gate_alpha")
+        if not 0 < alpha < 1:
+            raise pytest.UsageError(f"--gate-alpha {alpha:g}: give a significance level "
+                                    "between 0 and 1, e.g. 0.05")
         if found and not config.getoption("baseline"):
             raise pytest.UsageError("--fail-on needs --baseline RUN|summary.json (the run to "
                                     "compare with; 'latest' for the newest stored run)")

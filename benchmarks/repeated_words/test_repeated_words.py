@@ -1,6 +1,5 @@
 """Each case copies one sequence; a wrong copy is data, only a harness failure fails."""
 
-import pytest
 
 from fixtures.parametrize import experiment_grid, parametrize_samples
 
@@ -9,10 +8,11 @@ from . import EXPERIMENT, grid, scoring, stimulus
 
 @experiment_grid(EXPERIMENT.name)
 def pytest_generate_tests(metafunc):
-    try:
-        pairs = grid.parse_pairs(metafunc.config.getoption("word_pair"))
-    except ValueError as error:
-        raise pytest.UsageError(str(error)) from None
+    pairs = grid.parse_pairs(metafunc.config.getoption("word_pair"))  # ValueError: one line
+    if metafunc.config.getoption("model_max_output_tokens") < 1:
+        raise ValueError(f"--model-max-output-tokens "
+                         f"{metafunc.config.getoption('model_max_output_tokens')}: give the "
+                         "model's output limit in tokens (a positive number)")
     samples = grid.build(metafunc.config.getoption("scale"), pairs)
     parametrize_samples(metafunc, EXPERIMENT.name, samples,
                         smoke=lambda s: (s.n, s.position) == grid.SMOKE
