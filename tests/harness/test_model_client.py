@@ -6,7 +6,7 @@ The client is asynchronous (``openai.AsyncOpenAI``); pytest-asyncio runs each te
 import pytest
 
 from fixtures.cache import ResponseCache, cache_key
-from fixtures.models import EndpointRefused, OpenAIChatModel, redact_url
+from fixtures.models import EndpointFatal, EndpointRefused, OpenAIChatModel, redact_url
 from fixtures.scripted_server import Fault, ScriptedServer
 
 MESSAGES = [{"role": "user", "content": "Simply replicate: apple apple"}]
@@ -109,3 +109,51 @@ def test_the_cache_key_ignores_parameter_order():
 def test_urls_lose_credentials_and_queries():
     assert redact_url("https://user:pw@api.example.com:8443/v1/?key=s#x") == \
         "https://api.example.com:8443/v1"
+
+
+# -- answers that are not a model's (issue 12 items 5 and 6) --------------------------------
+NOT_OPENAI = [
+    Fault(200, body={"id": "x", "object": "chat.completion", "choices": []}),
+    Fault(200, body="<html><body>Welcome to nginx</body></html>"),
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("fault", NOT_OPENAI, ids=["no-choices", "html"])
+async def test_a_server_that_is_not_openai_stops_the_run_in_two_requests(server, fault):
+    server.faults.extend([fault, fault, fault])
+    with pytest.raises(EndpointFatal, match="not a chat completion.*--base-url") as raised:
+        await client(server, retries=5).complete(MESSAGES, max_tokens=20)
+    assert len(server.requests) == 2 and "\n" not in str(raised.value)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("status", [404, 501])
+async def test_a_route_the_server_does_not_serve_stops_the_run_at_once(server, status):
+    server.faults.append(Fault(status))
+    with pytest.raises(EndpointFatal, match=f"answered {status}.*--base-url"):
+        await client(server, retries=5).complete(MESSAGES, max_tokens=20)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_closed_port_is_one_line_naming_the_host():
+    unreachable = OpenAIChatModel("m", "http://127.0.0.1:9/v1", api_key="k", max_retries=5,
+                                  timeout_s=5)
+    with pytest.raises(EndpointFatal, match=r"cannot reach http://127\.0\.0\.1:9/v1.*--base-url"):
+        await unreachable.complete(MESSAGES, max_tokens=20)
+
+
+@pytest.mark.asyncio
+async def test_an_empty_answer_is_kept_but_never_cached(server, tmp_path):
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    empty = {"id": "x", "object": "chat.completion", "created": 0, "model": "scripted",
+             "choices": [{"index": 0, "finish_reason": "stop",
+                          "message": {"role": "assistant", "content": ""}}],
+             "usage": {"prompt_tokens": 5, "completion_tokens": 0, "total_tokens": 5}}
+    server.faults.append(Fault(200, body=empty))
+    first = await client(server, cache).complete(MESSAGES, max_tokens=20)
+    assert first.ok and first.text == ""  # the model's own (empty) answer: data
+    again = await client(server, cache).complete(MESSAGES, max_tokens=20)
+    assert again.text == "apple apple" and not again.cached  # the fixed server was asked
+    assert len(server.requests) == 2

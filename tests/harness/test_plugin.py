@@ -166,3 +166,15 @@ def test_a_results_dir_that_cannot_hold_the_run_is_one_line(project, server, jun
     assert len(errors) == 1 and ("is a file" in errors[0] or junk in errors[0])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
     assert len(server.requests) == 0
+
+
+def test_a_model_with_no_key_and_no_base_url_is_one_line_and_sends_nothing(project,
+                                                                           monkeypatch):
+    """Issue 12 item 7: it would go to the public API with no key (it sent "not-needed")."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    result = project.runpytest_subprocess("benchmarks", "--model", "gpt-x", "-p",
+                                          "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --model gpt-x goes to the public OpenAI API, but "
+                                 "$OPENAI_API_KEY is empty*--base-url*"])
