@@ -178,3 +178,24 @@ def test_a_model_with_no_key_and_no_base_url_is_one_line_and_sends_nothing(proje
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --model gpt-x goes to the public OpenAI API, but "
                                  "$OPENAI_API_KEY is empty*--base-url*"])
+
+
+def test_credentials_in_the_base_url_reach_no_output_log_or_file(project, server):
+    """Issue 12 item 13: with -l (locals in tracebacks), DEBUG logs and a JUnit XML, the
+    password in --base-url appears nowhere; it travels as a header, never in the client."""
+    from fixtures.scripted_server import Fault
+
+    server.faults.extend(Fault(500) for _ in range(12))  # errors: tracebacks show locals
+    url = server.base_url.replace("http://", "http://alice:s3cret-pw@")
+    junit = project.path / "junit.xml"
+    result = project.runpytest_subprocess(
+        "benchmarks", "--model", "scripted", "--base-url", url, "--max-retries", "1",
+        "--results-dir", str(project.path / "results"), "--run-id", "secret", "-l",
+        "--log-level", "DEBUG", f"--junitxml={junit}", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # the 500s failed some samples
+    written = [p.read_text(errors="replace") for p in project.path.rglob("*")
+               if p.is_file() and p.suffix in (".xml", ".jsonl", ".json", ".html", ".md",
+                                                 ".csv", ".log")]
+    for text in [result.stdout.str(), result.stderr.str(), *written]:
+        assert "s3cret-pw" not in text
+    assert any(r.get("sample_id") for r in stored(project, "secret").values())
