@@ -159,3 +159,33 @@ def test_a_plan_counts_tokens_and_cost_and_sends_nothing(many):
     result.stdout.fnmatch_lines(["*plan for scripted (nothing was sent)*",
                                  f"toy*{SAMPLES}*0*{SAMPLES * 20:,}*"])
     assert not (many.path / "results").exists()  # no run was recorded
+
+
+def test_workers_stop_sending_when_the_controller_is_killed(many):
+    """Issue 12 item 14: kill -9 of the controller takes its xdist workers (and their
+    requests) with it, instead of leaving them to run on for seconds."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    with ScriptedServer("copy", latency_s=0.5) as server:
+        controller = subprocess.Popen(
+            [sys.executable, "-m", "pytest", "benchmarks", "-n", "2", "--model", "scripted",
+             "--base-url", server.base_url, "--max-connections", "4", "-p", "no:cacheprovider",
+             "--results-dir", str(many.path / "results")],
+            cwd=many.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while len(server.requests) < 4 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(server.requests) >= 4, "the workers never started asking"
+            os.kill(controller.pid, signal.SIGKILL)
+            controller.wait(10)
+            time.sleep(1.5)  # requests already in flight may still arrive
+            settled = len(server.requests)
+            time.sleep(3)
+            assert len(server.requests) == settled < SAMPLES
+        finally:
+            if controller.poll() is None:
+                controller.kill()
