@@ -11,7 +11,7 @@ import pytest
 from fixtures.scripted_server import ScriptedServer
 from fixtures.throttle import Throttle, TokenBudget
 
-from .test_plugin import CONFTEST, TOY_TEST, stored
+from .test_plugin import CONFTEST, TOY_TEST, run, stored
 
 SAMPLES = 48
 
@@ -24,12 +24,6 @@ def many(pytester):
     toy = TOY_TEST.replace("CRASH_AT", "-1").replace("range(6)", f"range({SAMPLES})")
     (pytester.path / "benchmarks" / "test_toy.py").write_text(toy)
     return pytester
-
-
-def run(project, server, *args):
-    return project.runpytest_subprocess(
-        "benchmarks", "--model", "scripted", "--base-url", server.base_url,
-        "--results-dir", str(project.path / "results"), "-p", "no:cacheprovider", *args)
 
 
 def one_line_per_sample(project, run_id):
