@@ -36,16 +36,28 @@ class Experiment:
     # experiment's own unit); None when the experiment has no length axis. The verdicts
     # (effective length, area under the curve) and the terminal's curve table read it.
     length: str | None = None
+    # More findings from this experiment's records, beside the verdict: a function (or
+    # "module:function") of its frame giving a JSON-able dict, empty when there is nothing
+    # to say; its "lines" are printed in the terminal. summary.json keeps the whole dict.
+    findings: Callable[["pd.DataFrame"], dict] | str | None = None
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):
             raise ValueError(f"metric_kind must be 'rate' or 'mean', not {self.metric_kind!r}")
 
     def renderer(self) -> Renderer | None:
-        if not isinstance(self.render, str):
-            return self.render
-        module, _, function = self.render.partition(":")
-        return getattr(importlib.import_module(module), function)
+        return _resolve(self.render)
+
+    def finder(self) -> Callable[["pd.DataFrame"], dict] | None:
+        return _resolve(self.findings)
+
+
+def _resolve(reference):
+    """A function given as itself or as "module:function" (imported on first use)."""
+    if not isinstance(reference, str):
+        return reference
+    module, _, function = reference.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 CATALOG_KEY = pytest.StashKey[dict]()

@@ -220,6 +220,8 @@ class RunReporter:
             for line in compact_text(part, experiments[name],
                                      self.files.verdicts.get(name)).splitlines():
                 write(f"  {line}")
+            for line in self.files.findings.get(name, {}).get("lines", ()):
+                write(f"  {line}")
         run_dir = self.run.run_dir
         if self.files.summaries:
             write(f"every grid cell (counts, intervals): {run_dir / 'cells.md'} and cells.csv")

@@ -271,8 +271,10 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
                  experiments: dict[str, Experiment], plots: dict[str, list[Path]], *,
                  run_row: dict | None = None, gate_lines: Sequence[tuple[str, bool]] = (),
                  verdicts: dict[str, Verdict] | None = None,
-                 settings: VerdictSettings = VerdictSettings()) -> str:
+                 settings: VerdictSettings = VerdictSettings(),
+                 findings: dict[str, dict] | None = None) -> str:
     run_row = run_row or {}
+    findings = findings or {}
     if verdicts is None:
         verdicts = compute_verdicts(frame, experiments, settings)
     body = [identity_section(run_id, info, frame, started=run_row.get("started_at", ""),
@@ -290,6 +292,7 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
         body.append(f"<h2>{escape(name)}: {escape(experiment.title)}</h2>")
         if name in verdicts:
             body.append(verdict_table(verdicts[name]))
+        body.extend(f"<p>{escape(line)}</p>" for line in findings.get(name, {}).get("lines", ()))
         body.append(curve_section(part, experiment))
         files = [Path(p) for p in plots.get(name, [])]
         images = [p for p in files if p.suffix.lower() == ".png"]

@@ -38,12 +38,23 @@ class RunFiles:
     plots: dict[str, list[Path]]
     report: Path
     cells: list[Path]
+    findings: dict[str, dict] = dataclasses.field(default_factory=dict)
 
 
 def summaries_of(frame: pd.DataFrame, experiments: dict[str, Experiment]
                  ) -> dict[str, list[dict]]:
     return {name: summarize(part, experiments[name])
             for name, part in experiment_frames(frame) if name in experiments}
+
+
+def findings_of(frame: pd.DataFrame, experiments: dict[str, Experiment]) -> dict[str, dict]:
+    """Each experiment's extra findings (``Experiment.findings``), where it has any."""
+    found = {}
+    for name, part in experiment_frames(frame):
+        finder = experiments[name].finder() if name in experiments else None
+        if finder is not None and (result := finder(part)):
+            found[name] = result
+    return found
 
 
 def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
@@ -55,6 +66,7 @@ def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
     run_dir.mkdir(parents=True, exist_ok=True)
     summaries = summaries_of(frame, experiments)
     found = verdicts(frame, experiments, settings)
+    notes = findings_of(frame, experiments)
     model = info.get("model") or {}
     summary = {
         "run_id": run_id,
@@ -67,6 +79,7 @@ def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
         "cached_calls": _total(frame, "cached_calls"),
         "verdict_rules": settings.to_dict(),
         "verdicts": {name: v.to_dict() for name, v in found.items()},
+        "findings": notes,
         "experiments": summaries,
         # what a later run's gate pairs with (--baseline this-file)
         "samples": compact_samples(frame),
@@ -75,10 +88,11 @@ def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
     cells = write_cells(run_dir, experiments, summaries)
     plots = render_plots(frame, experiments, run_dir / "plots", warn)
     page = build_report(run_id, info, frame, experiments, plots, run_row=run_row,
-                        gate_lines=gate_lines, verdicts=found, settings=settings)
+                        gate_lines=gate_lines, verdicts=found, settings=settings,
+                        findings=notes)
     report = run_dir / "report.html"
     report.write_text(page, encoding="utf-8")
-    return RunFiles(summaries, found, plots, report, cells)
+    return RunFiles(summaries, found, plots, report, cells, notes)
 
 
 def write_stored_run(store: ResultsStore, run_id: str, experiments: dict[str, Experiment],

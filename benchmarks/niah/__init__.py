@@ -19,6 +19,7 @@ EXPERIMENT = Experiment(
     metric_kind="rate",
     length="params.length",  # o200k tokens
     render=f"{__name__}.plots:render",
+    findings=f"{__name__}.agreement:findings",  # the LLM judge against the deterministic one
 )
 
 

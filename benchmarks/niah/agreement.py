@@ -66,6 +66,12 @@ def describe(row: dict) -> str:
             f"; {row['unparsable']} unparsable verdicts left out")
 
 
+def findings(frame: pd.DataFrame) -> dict:
+    """For summary.json and the terminal: each LLM judge's agreement, when one ran."""
+    rows = judge_agreement(frame)
+    return {"judge_agreement": rows, "lines": [describe(row) for row in rows]} if rows else {}
+
+
 def write(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
     """judge_agreement.csv and .md when an LLM judge ran (the report links both)."""
     rows = judge_agreement(frame)

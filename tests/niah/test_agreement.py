@@ -51,3 +51,16 @@ def test_the_renderer_writes_the_agreement_when_an_llm_judge_ran(tmp_path):
     assert "gpt-4.1 agrees with the deterministic judge on 50.0%" in \
         (tmp_path / "judge_agreement.md").read_text()
     assert agreement.write(frame([]), tmp_path / "none") == []
+
+
+def test_the_agreement_is_a_finding_of_the_run_for_summary_json_and_the_terminal():
+    from benchmarks.niah import EXPERIMENT
+    from reporting.run_files import findings_of
+
+    pairs = [(True, True)] * 40 + [(False, False)] * 44 + [(True, False)] * 4
+    found = findings_of(frame(pairs).assign(experiment="niah"), {"niah": EXPERIMENT})
+    (row,) = found["niah"]["judge_agreement"]
+    assert row["agreement_percent"] == 95.5 and row["kappa"] == pytest.approx(0.909, abs=1e-3)
+    assert found["niah"]["lines"] == [agreement.describe(row)]
+    deterministic = frame([(True, True)] * 3, judge=scoring.DETERMINISTIC_JUDGE["name"])
+    assert findings_of(deterministic.assign(experiment="niah"), {"niah": EXPERIMENT}) == {}
