@@ -183,3 +183,14 @@ def test_workers_stop_sending_when_the_controller_is_killed(many):
         finally:
             if controller.poll() is None:
                 controller.kill()
+
+
+def test_the_progress_line_says_done_in_flight_tokens_and_eta():
+    from fixtures.progress import Progress
+
+    progress = Progress(config=None)
+    progress.total, progress.done, progress.started = 150, 50, 0.0
+    progress.tokens_in, progress.tokens_out = 12_345, 2_000
+    progress.in_flight = {"gw0": 8, "gw1": 7}
+    assert progress.line(10.0) == ("contextrot: 50/150 samples (33%), 15 requests in flight, "
+                                   "tokens 12.3k in / 2.0k out, 5.0 samples/s, ETA 0m20s")
