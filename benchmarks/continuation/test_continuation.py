@@ -23,8 +23,6 @@ def prepared(config):
 
 @experiment_grid(EXPERIMENT.name)
 def pytest_generate_tests(metafunc):
-    if "sample" not in metafunc.fixturenames:
-        return
     settings, source = prepared(metafunc.config)
     parametrize_samples(metafunc, EXPERIMENT.name, grid.build(settings, source.document.name),
                         smoke=lambda s: (s.context, s.round) == grid.SMOKE)

@@ -48,8 +48,6 @@ def _settings(config: pytest.Config) -> dict:
 
 @experiment_grid(EXPERIMENT.name)
 def pytest_generate_tests(metafunc):
-    if "sample" not in metafunc.fixturenames:
-        return
     s = settings(metafunc.config)
     samples = grid.build(s["scale"], [(q.id, n.id) for q, n in s["chosen"]], modes=s["modes"],
                          distractor_counts=s["counts"], trials=s["trials"])
@@ -57,6 +55,11 @@ def pytest_generate_tests(metafunc):
     parametrize_samples(metafunc, EXPERIMENT.name, samples,
                         smoke=lambda x: x.needle == first and (
                             x.mode, x.length, x.depth, x.distractors, x.trial) == grid.SMOKE)
+
+
+def chosen_pair(s: dict, sample):
+    """The (question, needle) of ``sample`` among the run's chosen pairs."""
+    return next((q, n) for q, n in s["chosen"] if n.id == sample.needle)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,7 +74,7 @@ class Answered:
 async def solve(sample, ctx):
     s = settings(ctx.config)
     record, judge = ctx.record, ctx.judge
-    question, needle = next((q, n) for q, n in s["chosen"] if n.id == sample.needle)
+    question, needle = chosen_pair(s, sample)
     started = time.perf_counter()
     try:
         built = await ctx.build(stimulus.build, sample, question, needle, ctx.tokenizer,
@@ -108,8 +111,7 @@ async def solve(sample, ctx):
 def test_niah(sample, solved, judge_model, record, pytestconfig):
     if not solved.completion.ok:
         return
-    question, needle = next((q, n) for q, n in settings(pytestconfig)["chosen"]
-                            if n.id == sample.needle)
+    question, needle = chosen_pair(settings(pytestconfig), sample)
     output = solved.completion.text
     contains = scoring.contains_answer(output, needle)
     if judge_model is None:

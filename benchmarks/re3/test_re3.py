@@ -41,8 +41,6 @@ def plan(config: pytest.Config) -> list[grid.Re3Sample]:
 
 @experiment_grid(EXPERIMENT.name)
 def pytest_generate_tests(metafunc):
-    if "sample" not in metafunc.fixturenames:
-        return
     try:
         samples = plan(metafunc.config)
     except ValueError as error:  # bad options, or the earlier phase is not in the store
