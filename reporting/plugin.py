@@ -2,11 +2,12 @@
 
 On every process it registers the markers. On the controller only (never on an xdist worker)
 it receives each sample's record from the teardown report and writes it to the store at once,
-checks at the end that every collected sample sent a record, prints the compact summary (per
-experiment the curve by length, a matrix, the verdict: ``curve_tables.py``, ``verdicts.py``),
-writes the run's files (``run_files.py``), and runs the CI gate (``gate.py``) when
-``--baseline`` is given: the gate sets the session's exit status (7 on a regression, 8 when the
-baseline cannot be compared), in ``pytest_sessionfinish`` rather than by raising.
+and checks at the end that every collected sample sent a record. The rest of the end runs in
+a process of its own (``run_end.py``, away from pandas and matplotlib): the CI gate when
+``--baseline`` is given (``gate.py``; its exit status, 7 on a regression, 8 when the baseline
+cannot be compared, becomes the session's), the run's files (``run_files.py``) and the
+compact summary this plugin prints (per experiment the curve by length, a matrix, the
+verdict: ``curve_tables.py``, ``verdicts.py``).
 """
 
 from __future__ import annotations
@@ -73,12 +74,8 @@ class RunReporter:
         self.store = None  # a store.ResultsStore once samples were collected
         self.expected: set[str] = set()
         self.received: dict[str, SampleRecord] = {}
-        self.files = None  # run_files.RunFiles, written at the end of the session
-        self.frame = None
-        self.missing: list[str] = []
-        self.session_stopped = False  # a fatal fault or Ctrl-C: missing samples were not run
         self.baseline = None  # gate.Baseline
-        self.verdict = None  # gate.Verdict
+        self.lines: list[tuple[str, str | None]] = []  # the terminal section (run_end.py)
 
     @property
     def run(self) -> RunContext:
@@ -156,42 +153,47 @@ class RunReporter:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.store is None:
             return
-        from .run_files import write_run_files
-        from .store import records_frame
+        from .run_end import RunEnd, end_run_elsewhere
 
-        self.missing = sorted(self.expected - set(self.received))
+        missing = sorted(self.expected - set(self.received))
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-        self.session_stopped = interrupted or bool(session.shouldstop)
-        if self.missing and not interrupted and session.exitstatus == pytest.ExitCode.OK:
+        if missing and not interrupted and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = INCOMPLETE_EXIT
-        self.frame = frame = records_frame(self.received.values())
-        self.store.update_run_info(self.run.run_id, model=self._model_identity(),
-                                   expected=len(self.expected), missing=self.missing)
-        info = self.store.run_info(self.run.run_id)
-        self._gate(session, info, frame)
-        self.store.finish_run(self.run.run_id, int(session.exitstatus))
-        self.store.write_jsonl(self.run.run_id, self.run.run_dir / "samples.jsonl")
-        row = next(r for r in self.store.runs() if r["run_id"] == self.run.run_id)
-        self.files = write_run_files(
-            self.run.run_dir, self.run.run_id, info, frame, catalog(self.config), self.settings,
-            expected=len(self.expected), missing=self.missing, run_row=row,
-            gate_lines=self.verdict.lines() if self.verdict else (), warn=self._warn)
-
-    def _gate(self, session: pytest.Session, info: dict, frame) -> None:
-        if not self.config.getoption("baseline") or self.baseline is None:
+        run = self.run
+        self.store.update_run_info(run.run_id, model=self._model_identity(),
+                                   expected=len(self.expected), missing=missing)
+        self.store.close()  # the end's process writes the rest
+        end = RunEnd(
+            run=run, experiments=catalog(self.config), settings=self.settings,
+            thresholds=self.thresholds, baseline=self.baseline,
+            baseline_spec=self.config.getoption("baseline"),
+            alpha=self.config.getoption("gate_alpha"), received=list(self.received),
+            expected=len(self.expected), missing=missing,
+            stopped=interrupted or bool(session.shouldstop),
+            exit_status=int(session.exitstatus),
+            model_calls=sum(r.model_calls for r in self.received.values()),
+            cached_calls=sum(r.cached_calls for r in self.received.values()))
+        try:
+            ended = end_run_elsewhere(end)
+        except RuntimeError as error:  # the records are safe in the store: render them later
+            self._finish_store(int(session.exitstatus))
+            self.lines = [(f"contextrot: writing the run's files failed ({error}); the "
+                           f"records are stored: python -m reporting report {run.run_id} "
+                           f"--results-dir {run.results_dir}", "red")]
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return
-        from . import gate
-        from .compare import run_identity
+        session.exitstatus = ended.exit_status
+        self.lines = ended.lines
 
-        self.verdict = gate.evaluate(self.thresholds, self.baseline, run_identity(info, frame),
-                                     frame, catalog(self.config),
-                                     self.config.getoption("gate_alpha"), self.settings)
-        self.run.run_dir.mkdir(parents=True, exist_ok=True)
-        (self.run.run_dir / "gate.json").write_text(
-            json.dumps(self.verdict.to_dict(), indent=2) + "\n")
-        # A harness failure (exit 1, 2, ...) says more than a regression: keep it.
-        if self.verdict.exit_status and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = self.verdict.exit_status
+    def _finish_store(self, exit_status: int) -> None:
+        from .store import ResultsStore
+
+        store = ResultsStore(self.run.database)
+        try:
+            store.finish_run(self.run.run_id, exit_status)
+            store.write_jsonl(self.run.run_id, self.run.run_dir / "samples.jsonl")
+        finally:
+            store.close()
 
     def _model_identity(self) -> dict:
         for record in self.received.values():
@@ -199,52 +201,12 @@ class RunReporter:
                 return record.model
         return {}
 
-    def _warn(self, message: str) -> None:
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            reporter.write_line(message, red=True)
-
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        if self.store is None or self.files is None:
+        if not self.lines:
             return
-        from .curve_tables import compact_text
-        from .store import experiment_frames
-
-        write = terminalreporter.write_line
         terminalreporter.section("contextrot")
-        experiments = catalog(self.config)
-        for name, part in experiment_frames(self.frame):
-            if name not in experiments:
-                continue
-            write(f"{name}: {experiments[name].title}")
-            for line in compact_text(part, experiments[name],
-                                     self.files.verdicts.get(name)).splitlines():
-                write(f"  {line}")
-            for line in self.files.findings.get(name, {}).get("lines", ()):
-                write(f"  {line}")
-        run_dir = self.run.run_dir
-        if self.files.summaries:
-            write(f"every grid cell (counts, intervals): {run_dir / 'cells.md'} and cells.csv")
-        calls = sum(r.model_calls for r in self.received.values())
-        cached = sum(r.cached_calls for r in self.received.values())
-        write(f"samples: {len(self.received)} received of {len(self.expected)} expected; "
-              f"model calls: {calls} (+{cached} served from the response cache)")
-        for name, paths in self.files.plots.items():
-            write(f"plots of {name}: {len(paths)} in {run_dir / 'plots' / name}")
-        if self.missing and self.session_stopped:
-            write(f"contextrot: {len(self.missing)} samples were not run (the run stopped); "
-                  "run the same command again to finish them", red=True)
-        elif self.missing:
-            write(f"contextrot: {len(self.missing)} expected samples sent no record "
-                  f"(a crashed worker?): " + ", ".join(self.missing[:10]), red=True)
-        spec = self.config.getoption("baseline")
-        if spec and self.baseline is None:
-            write(f"gate: warning: no baseline yet at {spec!r}; this run is saved and passes "
-                  f"(use --baseline {run_dir / 'summary.json'} next time)", yellow=True)
-        for line, bad in self.verdict.lines() if self.verdict else ():
-            write(line, red=bad)
-        write(f"report: {self.files.report}")
-        write(f"results: {run_dir}")
+        for text, colour in self.lines:
+            terminalreporter.write_line(text, **({colour: True} if colour else {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.store is not None:

@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 import warnings
 
-import openai
-
 # Options that may be dropped when refused; temperature and max_tokens never are.
 OPTIONAL = ("top_k", "top_p", "min_p", "repeat_penalty", "repetition_penalty", "seed")
 _refused: dict[str, str] = {}  # option -> the endpoint's message, for this process
@@ -30,6 +28,8 @@ def refused_options(message: str, sent: set[str]) -> list[str]:
 async def ask(record, model, *, temperature: float, sampling: dict, seed: int,
               replicate: int):
     """``record.ask`` with every option; refused options are dropped, recorded and warned."""
+    import openai  # the client has loaded it; a module-level import would load it everywhere
+
     params = {k: v for k, v in {**sampling, "seed": seed}.items() if k not in _refused}
     while True:
         try:

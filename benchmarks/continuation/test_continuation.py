@@ -1,35 +1,31 @@
 """Each case continues the text once at one tier: odd prose is data; only a harness failure
 fails."""
 
-import pytest
-
 from fixtures.parametrize import experiment_grid, parametrize_samples
 
-from . import EXPERIMENT, grid, sampling, scoring, stimulus
-from .text import TextUnavailable
+from . import EXPERIMENT, grid, sampling, scoring, stimulus, text
 
 SHORT_FRACTION = 0.6  # a continuation under 60% of max_tokens is flagged short (not retried)
 
 
 def prepared(config):
-    """The settings and the prepared text (cached per process); bad input is a usage error."""
-    try:
-        settings = grid.settings(config)
-        point = settings.continuation_point or stimulus.default_point(settings.ceiling)
-        return settings, stimulus.prepare(settings.text, point, settings.max_tokens)
-    except (ValueError, TextUnavailable) as error:
-        raise pytest.UsageError(str(error)) from None
+    """The settings and the text, read and tokenized once per process (the engine's builder
+    thread, off the event loop): a text that cannot be read fails each sample with its line."""
+    settings = grid.settings(config)
+    point = settings.continuation_point or stimulus.default_point(settings.ceiling)
+    return settings, stimulus.prepare(settings.text, point, settings.max_tokens)
 
 
 @experiment_grid(EXPERIMENT.name)
 def pytest_generate_tests(metafunc):
-    settings, source = prepared(metafunc.config)
-    parametrize_samples(metafunc, EXPERIMENT.name, grid.build(settings, source.document.name),
+    settings = grid.settings(metafunc.config)  # a bad option is a usage error, at collection
+    parametrize_samples(metafunc, EXPERIMENT.name,
+                        grid.build(settings, text.document_name(settings.text)),
                         smoke=lambda s: (s.context, s.round) == grid.SMOKE)
 
 
 async def solve(sample, ctx):
-    settings, source = prepared(ctx.config)
+    settings, source = await ctx.build(prepared, ctx.config)
     record, tokenizer = ctx.record, ctx.tokenizer
     budget = stimulus.text_budget(sample.context, settings.max_tokens, settings.token_allowance)
     window = stimulus.window(source, budget)
@@ -53,7 +49,7 @@ async def solve(sample, ctx):
 def test_continuation(sample, solved, tokenizer, record, pytestconfig):
     if not solved.ok:
         return
-    settings, _ = prepared(pytestconfig)
+    settings = grid.settings(pytestconfig)
     length = tokenizer.count(solved.text)
     record.score(**scoring.metrics(solved.text), continuation_tokens=length)
     record.detail(short=length < SHORT_FRACTION * settings.max_tokens)

@@ -14,13 +14,19 @@ import re
 import unicodedata
 from pathlib import Path
 
+from fixtures.data import REGISTRY, DataUnavailable, data_file, use_nltk_data
+
 DEFAULT_TEXT = "nltk:austen-emma.txt"
 # extractous stops at this many characters; reaching it is reported as a truncation.
 EXTRACT_LIMIT_CHARS = 200_000_000
 
 
-class TextUnavailable(ValueError):
-    """The --continuation-text value names nothing readable; the message says the fix."""
+class TextUnavailable(DataUnavailable, ValueError):
+    """The --continuation-text value names nothing readable; the message says the fix.
+
+    Raised at collection for what is cheap to check (``document_name``); a text that only
+    fails when read (a missing NLTK file, an unreadable PDF) fails its samples with this line.
+    """
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,28 +39,39 @@ class Document:
 
 
 # -- reading -------------------------------------------------------------------------------
+def document_name(source: str) -> str:
+    """The document's short label, from ``--continuation-text`` alone: collection needs no
+    more, so a run that deselects this experiment never reads (or tokenizes) the text."""
+    kind, _, rest = source.partition(":")
+    if kind == "nltk" and rest:
+        return Path(rest).stem
+    if kind == "data" and rest:
+        if rest not in REGISTRY:
+            raise TextUnavailable(f"--continuation-text {source}: {rest!r} is not in the data "
+                                  "registry (fixtures/data.py); give a registered name")
+        return Path(rest).stem
+    path = Path(source).expanduser()
+    if not path.is_file():
+        raise TextUnavailable(
+            f"--continuation-text {source}: no such file; give a readable document path, "
+            f"nltk:<gutenberg file id> or data:<registered file> (default {DEFAULT_TEXT})")
+    return path.stem
+
+
 def load(source: str, limit: int = EXTRACT_LIMIT_CHARS) -> Document:
     """``nltk:<fileid>`` (NLTK Gutenberg), ``data:<registry name>`` or a file path."""
+    name = document_name(source)
     kind, _, rest = source.partition(":")
     if kind == "nltk" and rest:
         raw, truncated = _nltk_gutenberg(rest), False
-        name = Path(rest).stem
     elif kind == "data" and rest:
-        from fixtures.data import DataUnavailable, data_file
         try:
             path = data_file(rest)
         except DataUnavailable as error:
             raise TextUnavailable(f"--continuation-text {source}: {error}") from None
         raw, truncated = extract(path, limit)
-        name = path.stem
     else:
-        path = Path(source).expanduser()
-        if not path.is_file():
-            raise TextUnavailable(
-                f"--continuation-text {source}: no such file; give a readable document path, "
-                f"nltk:<gutenberg file id> or data:<registered file> (default {DEFAULT_TEXT})")
-        raw, truncated = extract(path, limit)
-        name = path.stem
+        raw, truncated = extract(Path(source).expanduser(), limit)
     text = normalise(raw)
     if not text.strip():
         raise TextUnavailable(f"--continuation-text {source}: no text could be extracted; "
@@ -78,8 +95,6 @@ def extract(path: Path, limit: int = EXTRACT_LIMIT_CHARS) -> tuple[str, bool]:
 
 
 def _nltk_gutenberg(fileid: str) -> str:
-    from fixtures.data import use_nltk_data
-
     use_nltk_data()
     from nltk.corpus import gutenberg
 

@@ -34,9 +34,8 @@ import re
 from typing import Sequence
 
 import numpy as np
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
-from fixtures.data import data_file, use_nltk_data
+from fixtures.data import data_file, import_nltk, use_nltk_data
 
 BIBLE = "bible-kjv.txt"
 # Titles and abbreviations that end in a period inside a sentence. Punkt learns these when
@@ -55,7 +54,10 @@ BOUNDARY_WINDOW = 2_000
 
 # -- sentences ---------------------------------------------------------------------------
 @functools.lru_cache(maxsize=1)
-def _punkt() -> PunktSentenceTokenizer:
+def _punkt():
+    import_nltk()
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
     parameters = PunktParameters()
     parameters.abbrev_types = set(ABBREVIATIONS)
     return PunktSentenceTokenizer(parameters)
@@ -209,7 +211,9 @@ def corpus_text(include_bible: bool = False) -> str:
 @functools.lru_cache(maxsize=4)
 def _corpus_tokens(tokenizer, include_bible: bool) -> tuple[np.ndarray, np.ndarray]:
     """The corpus' tokens, and the token indices where a paragraph starts."""
-    tokens = tokenizer.encode_array(corpus_text(include_bible))  # uint32
+    # Read afresh, not from corpus_texts' cache: a sequential-only run frees the text here.
+    tokens = tokenizer.encode_array("".join(
+        text + "\n\n" for _, text in corpus_texts.__wrapped__(include_bible)))  # uint32
     ids = np.unique(tokens)
     breaks = ids[[tokenizer.decode([int(i)]).endswith("\n\n") for i in ids]]
     starts = np.flatnonzero(np.isin(tokens[:-1], breaks)) + 1
@@ -232,8 +236,11 @@ def sequential_haystack(tokenizer, budget_tokens: int, start_offset: int = 0, *,
     tokens, starts = _corpus_tokens(tokenizer, include_bible)
     at = bisect.bisect_left(starts, start_offset % len(tokens))
     first = int(starts[at]) if at < len(starts) else 0
-    index = (first + np.arange(budget_tokens)) % len(tokens)
-    text = tokenizer.decode(tokens[index])
+    pieces, left = [], budget_tokens  # slices (views) of the corpus, wrapping round
+    while left > 0:
+        pieces.append(tokens[first:first + left])
+        left, first = left - len(pieces[-1]), 0
+    text = tokenizer.decode(pieces[0] if len(pieces) == 1 else np.concatenate(pieces))
     return text.rstrip("\ufffd")  # a multi-byte character cut in half at the end
 
 

@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from nltk.stem.porter import PorterStemmer
+from fixtures.data import import_nltk
 
 DEFAULT_FILE = Path(__file__).with_name("needles.json")
 FORMAT = "contextrot-niah-needles/1"
@@ -57,7 +57,10 @@ class Question:
 
 
 @functools.lru_cache(maxsize=1)
-def _stemmer() -> PorterStemmer:
+def _stemmer():
+    import_nltk()
+    from nltk.stem.porter import PorterStemmer
+
     return PorterStemmer()
 
 

@@ -1,0 +1,156 @@
+"""The end of a run, in a process of its own: the gate, the run's files, the terminal's lines.
+
+The statistics, the tables and the plots need pandas, scipy and matplotlib: about 150 MB and
+two seconds of imports. A pytest process never loads them: the reporting plugin hands a
+``RunEnd`` (pickled, on stdin) to a child Python running ``main`` and reads back an
+``Ended`` (pickled, in the file RESULT). So a single-process run keeps its memory for the
+model's prompts and the controller of ``-n 16`` stays small. An experiment declared with an
+unpicklable renderer (a lambda) ends in-process instead, as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .experiments import Experiment
+from .run import RunContext
+
+
+@dataclasses.dataclass
+class RunEnd:
+    """What the end of a run needs from the pytest session (no model, no pytest objects)."""
+
+    run: RunContext
+    experiments: dict[str, Experiment]
+    settings: object  # verdict_settings.VerdictSettings
+    thresholds: list  # thresholds.Threshold
+    baseline: object | None  # gate.Baseline, loaded at session start (a bad one fails early)
+    baseline_spec: str | None
+    alpha: float
+    received: list[str]  # node ids whose record arrived in this session: the run's table
+    expected: int
+    missing: list[str]
+    stopped: bool  # a fatal fault or Ctrl-C: the missing samples were not run
+    exit_status: int  # the session's, before the gate
+    model_calls: int
+    cached_calls: int
+
+
+@dataclasses.dataclass
+class Ended:
+    exit_status: int  # the gate's 7 or 8 when it failed a passing session
+    lines: list[tuple[str, str | None]]  # the terminal's section: (text, colour)
+
+
+def end_run(end: RunEnd) -> Ended:
+    """Judge, store and render the run: gate.json, the store's final status, samples.jsonl,
+    summary.json, cells, plots and report.html; then the lines the terminal prints."""
+    from .curve_tables import compact_text
+    from .run_files import write_run_files
+    from .store import ResultsStore, experiment_frames, records_frame
+
+    run, lines = end.run, []
+    store = ResultsStore(run.database)
+    try:
+        wanted = set(end.received)
+        frame = records_frame(r for r in store.records(run.run_id)
+                              if (r.nodeid or r.sample_id) in wanted)
+        info = store.run_info(run.run_id)
+        verdict, status = _gate(end, info, frame)
+        store.finish_run(run.run_id, status)
+        store.write_jsonl(run.run_id, run.run_dir / "samples.jsonl")
+        row = next(r for r in store.runs() if r["run_id"] == run.run_id)
+        files = write_run_files(
+            run.run_dir, run.run_id, info, frame, end.experiments, end.settings,
+            expected=end.expected, missing=end.missing, run_row=row,
+            gate_lines=verdict.lines() if verdict else (),
+            warn=lambda message: lines.append((message, "red")))
+    finally:
+        store.close()
+
+    experiments = end.experiments
+    for name, part in experiment_frames(frame):
+        if name not in experiments:
+            continue
+        lines.append((f"{name}: {experiments[name].title}", None))
+        lines += [(f"  {line}", None) for line in
+                  compact_text(part, experiments[name], files.verdicts.get(name)).splitlines()]
+        lines += [(f"  {line}", None) for line in files.findings.get(name, {}).get("lines", ())]
+    run_dir = run.run_dir
+    if files.summaries:
+        lines.append((f"every grid cell (counts, intervals): {run_dir / 'cells.md'} and "
+                      "cells.csv", None))
+    lines.append((f"samples: {len(end.received)} received of {end.expected} expected; model "
+                  f"calls: {end.model_calls} (+{end.cached_calls} served from the response "
+                  "cache)", None))
+    for name, paths in files.plots.items():
+        lines.append((f"plots of {name}: {len(paths)} in {run_dir / 'plots' / name}", None))
+    lines += missing_lines(end)
+    if end.baseline_spec and end.baseline is None:
+        lines.append((f"gate: warning: no baseline yet at {end.baseline_spec!r}; this run is "
+                      f"saved and passes (use --baseline {run_dir / 'summary.json'} next "
+                      "time)", "yellow"))
+    lines += [(line, "red" if bad else None) for line, bad in
+              (verdict.lines() if verdict else ())]
+    lines += [(f"report: {files.report}", None), (f"results: {run_dir}", None)]
+    return Ended(status, lines)
+
+
+def missing_lines(end: RunEnd) -> list[tuple[str, str | None]]:
+    if end.missing and end.stopped:
+        return [(f"contextrot: {len(end.missing)} samples were not run (the run stopped); run "
+                 "the same command again to finish them", "red")]
+    if end.missing:
+        return [(f"contextrot: {len(end.missing)} expected samples sent no record (a crashed "
+                 "worker?): " + ", ".join(end.missing[:10]), "red")]
+    return []
+
+
+def _gate(end: RunEnd, info: dict, frame):
+    """The CI gate's verdict (None without a baseline) and the exit status after it."""
+    if end.baseline is None:
+        return None, end.exit_status
+    import json
+
+    from . import gate
+    from .compare import run_identity
+
+    verdict = gate.evaluate(end.thresholds, end.baseline, run_identity(info, frame), frame,
+                            end.experiments, end.alpha, end.settings)
+    end.run.run_dir.mkdir(parents=True, exist_ok=True)
+    (end.run.run_dir / "gate.json").write_text(json.dumps(verdict.to_dict(), indent=2) + "\n")
+    # A harness failure (exit 1, 2, ...) says more than a regression: keep it.
+    if verdict.exit_status and end.exit_status == 0:
+        return verdict, verdict.exit_status
+    return verdict, end.exit_status
+
+
+def end_run_elsewhere(end: RunEnd) -> Ended:
+    """``end_run`` in a child Python with this process's import path; in-process when the
+    request cannot be pickled. A failing child raises RuntimeError with its last lines."""
+    try:
+        request = pickle.dumps(end)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return end_run(end)
+    with tempfile.TemporaryDirectory(prefix="contextrot-end-") as folder:
+        result = Path(folder) / "ended.pickle"
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        # -c, not -m: the classes must unpickle as reporting.run_end's, not __main__'s
+        done = subprocess.run([sys.executable, "-c", f"from {__name__} import main; main()",
+                               str(result)], input=request,
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if done.returncode != 0 or not result.exists():
+            tail = done.stderr.decode(errors="replace").strip().splitlines()[-3:]
+            raise RuntimeError(" / ".join(tail) or f"exit status {done.returncode}")
+        return pickle.loads(result.read_bytes())
+
+
+def main() -> None:
+    end = pickle.loads(sys.stdin.buffer.read())
+    Path(sys.argv[1]).write_bytes(pickle.dumps(end_run(end)))
