@@ -75,6 +75,7 @@ class RunReporter:
         self.expected: set[str] = set()
         self.received: dict[str, SampleRecord] = {}
         self.baseline = None  # gate.Baseline
+        self.end_process = None  # run_end.EndProcess, started with the store
         self.lines: list[tuple[str, str | None]] = []  # the terminal section (run_end.py)
 
     @property
@@ -116,8 +117,10 @@ class RunReporter:
             self._open_store()
 
     def _open_store(self) -> None:
+        from .run_end import EndProcess
         from .store import ResultsStore
 
+        self.end_process = EndProcess()
         run = self.run
         self.store = ResultsStore(run.database)
         self.store.begin_run(run.run_id, self._run_info())
@@ -149,11 +152,19 @@ class RunReporter:
         self.store.add(record, self.run.run_dir / "samples.jsonl", text=payload)
 
     # -- the end -------------------------------------------------------------------------
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self.store is None:
-            return
-        from .run_end import RunEnd, end_run_elsewhere
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int):
+        """The end's process starts on the run first; the other plugins finish meanwhile
+        (xdist waits for its workers to exit); then its result sets the exit status."""
+        sent = self.store is not None and self._send_end(session, exitstatus)
+        try:
+            return (yield)
+        finally:
+            if sent:
+                self._take_end(session)
+
+    def _send_end(self, session: pytest.Session, exitstatus: int) -> bool:
+        from .run_end import RunEnd
 
         missing = sorted(self.expected - set(self.received))
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
@@ -163,7 +174,7 @@ class RunReporter:
         self.store.update_run_info(run.run_id, model=self._model_identity(),
                                    expected=len(self.expected), missing=missing)
         self.store.close()  # the end's process writes the rest
-        end = RunEnd(
+        self.end_process.send(RunEnd(
             run=run, experiments=catalog(self.config), settings=self.settings,
             thresholds=self.thresholds, baseline=self.baseline,
             baseline_spec=self.config.getoption("baseline"),
@@ -172,9 +183,13 @@ class RunReporter:
             stopped=interrupted or bool(session.shouldstop),
             exit_status=int(session.exitstatus),
             model_calls=sum(r.model_calls for r in self.received.values()),
-            cached_calls=sum(r.cached_calls for r in self.received.values()))
+            cached_calls=sum(r.cached_calls for r in self.received.values())))
+        return True
+
+    def _take_end(self, session: pytest.Session) -> None:
+        run = self.run
         try:
-            ended = end_run_elsewhere(end)
+            ended = self.end_process.result()
         except RuntimeError as error:  # the records are safe in the store: render them later
             self._finish_store(int(session.exitstatus))
             self.lines = [(f"contextrot: writing the run's files failed ({error}); the "
@@ -211,6 +226,8 @@ class RunReporter:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.store is not None:
             self.store.close()
+        if self.end_process is not None:
+            self.end_process.close()
 
 
 _OPTION_GROUP: list = []  # the "contextrot" option group, kept at pytest_addoption time

@@ -1,11 +1,11 @@
 """The end of a run, in a process of its own: the gate, the run's files, the terminal's lines.
 
 The statistics, the tables and the plots need pandas, scipy and matplotlib: about 150 MB and
-two seconds of imports. A pytest process never loads them: the reporting plugin hands a
-``RunEnd`` (pickled, on stdin) to a child Python running ``main`` and reads back an
-``Ended`` (pickled, in the file RESULT). So a single-process run keeps its memory for the
-model's prompts and the controller of ``-n 16`` stays small. An experiment declared with an
-unpicklable renderer (a lambda) ends in-process instead, as before.
+two seconds of imports. A pytest process never loads them: the reporting plugin starts an
+``EndProcess`` when the session expects samples, which imports them while the samples run,
+and at the end hands it a ``RunEnd`` (pickled, on stdin) and reads back an ``Ended``. So a
+single-process run keeps its memory for the model's prompts, the controller of ``-n 16``
+stays small, and the imports are off the run's critical path.
 """
 
 from __future__ import annotations
@@ -131,26 +131,87 @@ def _gate(end: RunEnd, info: dict, frame):
     return verdict, end.exit_status
 
 
-def end_run_elsewhere(end: RunEnd) -> Ended:
-    """``end_run`` in a child Python with this process's import path; in-process when the
-    request cannot be pickled. A failing child raises RuntimeError with its last lines."""
-    try:
-        request = pickle.dumps(end)
-    except (pickle.PicklingError, AttributeError, TypeError):
-        return end_run(end)
-    with tempfile.TemporaryDirectory(prefix="contextrot-end-") as folder:
-        result = Path(folder) / "ended.pickle"
+class EndProcess:
+    """A child Python that loads the end's libraries while the samples run, then waits.
+
+    Started when a session expects samples; ``send`` hands it the ``RunEnd`` and ``result``
+    waits for the ``Ended``. Its imports (pandas, scipy, matplotlib: about two seconds of CPU) overlap
+    the run, at a lower CPU priority, so they cost the run's end nothing. A child that dies
+    is replaced by a fresh one; a request that cannot be pickled (an experiment declared
+    with a lambda) ends in-process.
+    """
+
+    def __init__(self) -> None:
+        self._folder = tempfile.TemporaryDirectory(prefix="contextrot-end-")
+        self._process: subprocess.Popen | None = None
+        self._ended: Ended | None = None  # computed in-process (an unpicklable request)
+        self._start()
+
+    def _start(self) -> None:
+        folder = Path(self._folder.name)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        # -c, not -m: the classes must unpickle as reporting.run_end's, not __main__'s
-        done = subprocess.run([sys.executable, "-c", f"from {__name__} import main; main()",
-                               str(result)], input=request,
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        if done.returncode != 0 or not result.exists():
-            tail = done.stderr.decode(errors="replace").strip().splitlines()[-3:]
-            raise RuntimeError(" / ".join(tail) or f"exit status {done.returncode}")
-        return pickle.loads(result.read_bytes())
+        with (folder / "stderr").open("wb") as stderr:
+            # -c, not -m: the classes must unpickle as reporting.run_end's, not __main__'s
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", f"from {__name__} import main; main()",
+                 str(folder / "ended.pickle")], stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL, stderr=stderr, env=env)
+
+    def send(self, end: RunEnd) -> None:
+        """Hand ``end`` to the child, which starts writing at once; ``result`` waits for it."""
+        self._ended = None
+        try:
+            request = pickle.dumps(end)
+        except (pickle.PicklingError, AttributeError, TypeError):
+            self.close()
+            self._ended = end_run(end)
+            return
+        for attempt in range(2):
+            try:
+                self._process.stdin.write(request)
+                self._process.stdin.close()
+                return
+            except (BrokenPipeError, OSError):  # it died before being asked: a fresh one
+                self._kill()
+                if attempt:
+                    raise RuntimeError("the end's process could not be started") from None
+                self._start()
+
+    def result(self) -> Ended:
+        """The child's ``Ended``; RuntimeError with its last line (the exception) when it
+        failed."""
+        if self._ended is not None:
+            return self._ended
+        code = self._process.wait()
+        folder = Path(self._folder.name)
+        try:
+            if code != 0 or not (folder / "ended.pickle").exists():
+                tail = (folder / "stderr").read_text(errors="replace").strip().splitlines()
+                raise RuntimeError(tail[-1] if tail else f"exit status {code}")
+            return pickle.loads((folder / "ended.pickle").read_bytes())
+        finally:
+            self._folder.cleanup()
+
+    def close(self) -> None:
+        """Stop a child that was never asked (collection only, a usage error, a crash)."""
+        self._kill()
+        self._folder.cleanup()
+
+    def _kill(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+
+
+def warm_up() -> None:
+    """Import what ``end_run`` needs, before it is needed."""
+    os.nice(10)  # behind the run's own processes while they use the cores
+    from . import curve_tables, gate, report, run_files  # noqa: F401  (pandas, scipy, pyplot)
 
 
 def main() -> None:
-    end = pickle.loads(sys.stdin.buffer.read())
-    Path(sys.argv[1]).write_bytes(pickle.dumps(end_run(end)))
+    warm_up()
+    request = sys.stdin.buffer.read()
+    if not request:  # the session ended without asking (nothing ran, or it crashed)
+        return
+    Path(sys.argv[1]).write_bytes(pickle.dumps(end_run(pickle.loads(request))))

@@ -194,3 +194,33 @@ def test_the_progress_line_says_done_in_flight_tokens_and_eta():
     progress.in_flight = {"gw0": 8, "gw1": 7}
     assert progress.line(10.0) == ("contextrot: 50/150 samples (33%), 15 requests in flight, "
                                    "tokens 12.3k in / 2.0k out, 5.0 samples/s, ETA 0m20s")
+
+
+HEAVY_PROBE = '''
+import os, sys
+
+def pytest_unconfigure(config):
+    heavy = sorted(m for m in ("pandas", "scipy", "matplotlib") if m in sys.modules)
+    role = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+    with open(os.path.join(str(config.rootpath), "heavy.txt"), "a") as out:
+        out.write(f"{role} {','.join(heavy) or '-'}\\n")
+'''
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["no-xdist", "xdist"])
+def test_pytest_processes_never_load_the_plotting_stack(many, workers):
+    """The end of a run (gate, tables, plots, report) runs in a process of its own: no
+    pytest process, controller or worker, imports pandas, scipy or matplotlib."""
+    many.makepyfile(heavy_probe=HEAVY_PROBE)
+    with ScriptedServer("copy") as server:
+        result = run(many, server, "--run-id", "lean", "-p", "heavy_probe", *workers)
+    result.assert_outcomes(passed=SAMPLES)
+    roles = dict(line.split() for line in (many.path / "heavy.txt").read_text().splitlines())
+    assert set(roles) == ({"controller", "gw0", "gw1"} if workers else {"controller"})
+    assert set(roles.values()) == {"-"}, roles
+    run_dir = many.path / "results" / "lean"
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["received"] == SAMPLES and (run_dir / "report.html").exists()
+    result.stdout.fnmatch_lines(["*contextrot*", f"samples: {SAMPLES} received of {SAMPLES}*",
+                                 "report: *report.html"])
+    assert len(stored(many, "lean")) == SAMPLES
