@@ -75,7 +75,7 @@ class RunReporter:
         self.expected: set[str] = set()
         self.received: dict[str, SampleRecord] = {}
         self.baseline = None  # gate.Baseline
-        self.end_process = None  # run_end.EndProcess, started with the store
+        self.end_process = None  # run_end.EndProcess, started with the first record
         self.lines: list[tuple[str, str | None]] = []  # the terminal section (run_end.py)
 
     @property
@@ -117,10 +117,8 @@ class RunReporter:
             self._open_store()
 
     def _open_store(self) -> None:
-        from .run_end import EndProcess
         from .store import ResultsStore
 
-        self.end_process = EndProcess()
         run = self.run
         self.store = ResultsStore(run.database)
         self.store.begin_run(run.run_id, self._run_info())
@@ -147,6 +145,7 @@ class RunReporter:
         payload = getattr(report, REPORT_ATTRIBUTE, None)
         if report.when != "teardown" or payload is None or self.store is None:
             return
+        self._start_end_process()  # with the first record: its imports overlap the run
         record = SampleRecord.from_json(payload)
         self.received[report.nodeid] = record
         self.store.add(record, self.run.run_dir / "samples.jsonl", text=payload)
@@ -174,6 +173,7 @@ class RunReporter:
         self.store.update_run_info(run.run_id, model=self._model_identity(),
                                    expected=len(self.expected), missing=missing)
         self.store.close()  # the end's process writes the rest
+        self._start_end_process()  # no record arrived
         self.end_process.send(RunEnd(
             run=run, experiments=catalog(self.config), settings=self.settings,
             thresholds=self.thresholds, baseline=self.baseline,
@@ -185,6 +185,11 @@ class RunReporter:
             model_calls=sum(r.model_calls for r in self.received.values()),
             cached_calls=sum(r.cached_calls for r in self.received.values())))
         return True
+
+    def _start_end_process(self) -> None:
+        if self.end_process is None:
+            from .run_end import EndProcess
+            self.end_process = EndProcess()
 
     def _take_end(self, session: pytest.Session) -> None:
         run = self.run

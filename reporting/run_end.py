@@ -2,7 +2,7 @@
 
 The statistics, the tables and the plots need pandas, scipy and matplotlib: about 150 MB and
 two seconds of imports. A pytest process never loads them: the reporting plugin starts an
-``EndProcess`` when the session expects samples, which imports them while the samples run,
+``EndProcess`` when the first record arrives, which imports them while the samples run,
 and at the end hands it a ``RunEnd`` (pickled, on stdin) and reads back an ``Ended``. So a
 single-process run keeps its memory for the model's prompts, the controller of ``-n 16``
 stays small, and the imports are off the run's critical path.
@@ -134,8 +134,8 @@ def _gate(end: RunEnd, info: dict, frame):
 class EndProcess:
     """A child Python that loads the end's libraries while the samples run, then waits.
 
-    Started when a session expects samples; ``send`` hands it the ``RunEnd`` and ``result``
-    waits for the ``Ended``. Its imports (pandas, scipy, matplotlib: about two seconds of CPU) overlap
+    Started with a run's first record; ``send`` hands it the ``RunEnd`` and ``result`` waits
+    for the ``Ended``. Its imports (pandas, scipy, matplotlib: about two seconds of CPU) overlap
     the run, at a lower CPU priority, so they cost the run's end nothing. A child that dies
     is replaced by a fresh one; a request that cannot be pickled (an experiment declared
     with a lambda) ends in-process.

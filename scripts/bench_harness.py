@@ -16,9 +16,12 @@ each it prints:
                 "all" adds the process that writes the run's files at the end (run_end.py)
 
 Then, against a zero-latency server, the harness's own time per sample (engine time over
-samples, and the median gap between records), and the peak RSS of one 900k-token NIAH sample.
+samples, and the median gap between records), and the peak RSS of the 900k-token NIAH
+samples. ``--full-grid`` adds the whole repeated-words grid at full scale (1,090 samples,
+long outputs to score) without and with ``-n 2``, where a second process has CPU work to
+share.
 
-    python scripts/bench_harness.py [--latency 0.2] [--skip-niah]
+    python scripts/bench_harness.py [--latency 0.2] [--skip-niah] [--full-grid]
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from fixtures.scripted_server import ScriptedServer  # noqa: E402
 
 SUBSET = ["-m", "repeated_words", "--scale", "full", "-k", "n25w or n50w or n75w"]
 NIAH_900K = ["-m", "niah", "--scale", "full", "-k", "seq and ctx900k and d050 and dx0 and t00"]
+FULL_GRID = ["-m", "repeated_words", "--scale", "full"]
 # Runs pytest as a child and writes the child's (and its workers') peak RSS, in KiB.
 RSS_WRAPPER = ("import os, resource, subprocess, sys\n"
                "code = subprocess.run(sys.argv[1:]).returncode\n"
@@ -85,6 +89,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2, metavar="SECONDS")
     parser.add_argument("--skip-niah", action="store_true",
                         help="leave out the 900k-token NIAH memory measurement")
+    parser.add_argument("--full-grid", action="store_true",
+                        help="also time the full repeated-words grid without and with -n 2")
     args = parser.parse_args()
     runs = [("no -n, --max-connections 1", 1, ["--max-connections", "1"]),
             ("no -n, --max-connections 16", 16, ["--max-connections", "16"]),
@@ -118,10 +124,19 @@ def main() -> None:
             data = os.environ.get("CONTEXTROT_DATA_DIR")
             if not data:
                 print("900k-token NIAH: skipped (set CONTEXTROT_DATA_DIR)")
-                return
-            result = run_pytest(server, NIAH_900K, [])
-            print(f"one 900k-token NIAH sample: wall {result['wall']:.1f}s, peak RSS "
-                  f"{result['rss_mb']:.0f} MB (all processes {result['all_rss_mb']:.0f} MB)")
+            else:
+                result = run_pytest(server, NIAH_900K, [])
+                print(f"900k-token NIAH samples ({result['records']}): wall "
+                      f"{result['wall']:.1f}s, peak RSS {result['rss_mb']:.0f} MB (all "
+                      f"processes {result['all_rss_mb']:.0f} MB)")
+    if args.full_grid:
+        print(f"\nthe full repeated-words grid ({' '.join(FULL_GRID)}), {args.latency * 1000:.0f}"
+              " ms latency, --max-connections 16:")
+        with ScriptedServer("copy", context_length=1_000_000, latency_s=args.latency) as server:
+            for name, extra in (("no -n", []), ("-n 2", ["-n", "2"])):
+                result = run_pytest(server, FULL_GRID, ["--max-connections", "16", *extra])
+                print(f"  {name:<6} {result['records']} samples, wall {result['wall']:.1f}s, "
+                      f"peak RSS {result['rss_mb']:.0f} MB", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,15 @@
 """The data registry: every declared file is found, verified, or refused with the fix."""
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from fixtures import data
+
+ROOT = Path(__file__).resolve().parents[2]
 
 needs_data = pytest.mark.skipif(not os.environ.get(data.DATA_DIR_VARIABLE),
                                 reason=f"{data.DATA_DIR_VARIABLE} is not set")
@@ -51,3 +56,12 @@ def test_an_unreachable_source_gives_one_clear_error(tmp_path):
 def test_unknown_names_are_refused():
     with pytest.raises(data.DataUnavailable, match="not in the data registry"):
         data.data_file("nope.txt")
+
+
+def test_nltk_loads_without_scipy_which_still_imports_afterwards():
+    code = ("import sys; from fixtures.data import import_nltk; import_nltk(); "
+            "from nltk.tokenize.punkt import PunktSentenceTokenizer; "
+            "print('scipy' in sys.modules); import scipy.stats; print('scipy' in sys.modules)")
+    found = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                           text=True, check=True)
+    assert found.stdout.split() == ["False", "True"]

@@ -201,7 +201,8 @@ import os, sys
 
 def pytest_unconfigure(config):
     heavy = sorted(m for m in ("pandas", "scipy", "matplotlib") if m in sys.modules)
-    role = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+    # not $PYTEST_XDIST_WORKER: a test run under xdist passes its own to this pytest
+    role = config.workerinput["workerid"] if hasattr(config, "workerinput") else "controller"
     with open(os.path.join(str(config.rootpath), "heavy.txt"), "a") as out:
         out.write(f"{role} {','.join(heavy) or '-'}\\n")
 '''
