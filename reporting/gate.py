@@ -77,7 +77,7 @@ def load_baseline(spec: str, store: ResultsStore | None, current_run: str | None
         if path.suffix == ".jsonl":
             records = [SampleRecord.from_json(line) for line in
                        path.read_text(encoding="utf-8").splitlines() if line.strip()]
-            frame = records_frame(records)
+            frame = records_frame(records, output_chars=0)  # scores are paired, not texts
             run_id = records[0].run_id if records else path.stem
             return Baseline(spec, run_id, run_identity({}, frame), frame)
         try:
@@ -109,7 +109,7 @@ def load_baseline(spec: str, store: ResultsStore | None, current_run: str | None
             f"--baseline {spec!r}: no such run in {store.database}; list runs with "
             f"`python -m reporting runs --results-dir {store.database.parent}` or pass a "
             "summary.json path") from None
-    frame = store.frame(spec_run)
+    frame = store.frame(spec_run, output_chars=0)  # scores are paired, not texts
     return Baseline(spec, spec_run, run_identity(info, frame), frame)
 
 

@@ -73,7 +73,10 @@ class RunReporter:
         self.settings = settings
         self.store = None  # a store.ResultsStore once samples were collected
         self.expected: set[str] = set()
-        self.received: dict[str, SampleRecord] = {}
+        # node id -> (model calls, cached calls): the records themselves are in the store (a
+        # run of 10,000 long outputs must not grow the controller)
+        self.received: dict[str, tuple[int, int]] = {}
+        self.model: dict = {}  # the first record's model identity
         self.baseline = None  # gate.Baseline
         self.end_process = None  # run_end.EndProcess, started with the first record
         self.lines: list[tuple[str, str | None]] = []  # the terminal section (run_end.py)
@@ -141,13 +144,18 @@ class RunReporter:
         }
 
     # -- records arrive ------------------------------------------------------------------
+    @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, REPORT_ATTRIBUTE, None)
         if report.when != "teardown" or payload is None or self.store is None:
             return
+        # pytest keeps every report to the end: the record's JSON (outputs of any length)
+        # goes to the store, not along with it
+        delattr(report, REPORT_ATTRIBUTE)
         self._start_end_process()  # with the first record: its imports overlap the run
         record = SampleRecord.from_json(payload)
-        self.received[report.nodeid] = record
+        self.received[report.nodeid] = (record.model_calls, record.cached_calls)
+        self.model = self.model or record.model or {}
         self.store.add(record, self.run.run_dir / "samples.jsonl", text=payload)
 
     # -- the end -------------------------------------------------------------------------
@@ -170,7 +178,7 @@ class RunReporter:
         if missing and not interrupted and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = INCOMPLETE_EXIT
         run = self.run
-        self.store.update_run_info(run.run_id, model=self._model_identity(),
+        self.store.update_run_info(run.run_id, model=self.model,
                                    expected=len(self.expected), missing=missing)
         self.store.close()  # the end's process writes the rest
         self._start_end_process()  # no record arrived
@@ -182,8 +190,8 @@ class RunReporter:
             expected=len(self.expected), missing=missing,
             stopped=interrupted or bool(session.shouldstop),
             exit_status=int(session.exitstatus),
-            model_calls=sum(r.model_calls for r in self.received.values()),
-            cached_calls=sum(r.cached_calls for r in self.received.values())))
+            model_calls=sum(calls for calls, _ in self.received.values()),
+            cached_calls=sum(cached for _, cached in self.received.values())))
         return True
 
     def _start_end_process(self) -> None:
@@ -214,12 +222,6 @@ class RunReporter:
             store.write_jsonl(self.run.run_id, self.run.run_dir / "samples.jsonl")
         finally:
             store.close()
-
-    def _model_identity(self) -> dict:
-        for record in self.received.values():
-            if record.model:
-                return record.model
-        return {}
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.lines:

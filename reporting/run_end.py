@@ -52,15 +52,16 @@ def end_run(end: RunEnd) -> Ended:
     """Judge, store and render the run: gate.json, the store's final status, samples.jsonl,
     summary.json, cells, plots and report.html; then the lines the terminal prints."""
     from .curve_tables import compact_text
-    from .run_files import write_run_files
+    from .run_files import FRAME_OUTPUT_CHARS, write_run_files
     from .store import ResultsStore, experiment_frames, records_frame
 
     run, lines = end.run, []
     store = ResultsStore(run.database)
     try:
         wanted = set(end.received)
-        frame = records_frame(r for r in store.records(run.run_id)
-                              if (r.nodeid or r.sample_id) in wanted)
+        frame = records_frame((r for r in store.records(run.run_id)
+                               if (r.nodeid or r.sample_id) in wanted),
+                              output_chars=FRAME_OUTPUT_CHARS)
         info = store.run_info(run.run_id)
         verdict, status = _gate(end, info, frame)
         store.finish_run(run.run_id, status)

@@ -30,6 +30,9 @@ from .summary import summarize
 from .verdict_settings import VerdictSettings, from_run_options
 from .verdicts import Verdict, verdicts
 
+# A run's files read outputs only to show excerpts (report.html); the statistics read scores.
+FRAME_OUTPUT_CHARS = 4000
+
 
 @dataclasses.dataclass
 class RunFiles:
@@ -100,7 +103,7 @@ def write_stored_run(store: ResultsStore, run_id: str, experiments: dict[str, Ex
                      warn: Callable[[str], None] = lambda message: None) -> RunFiles:
     """Re-write a stored run's files from the store alone (no model is called); ``settings``
     None: the verdict rules the run was started with."""
-    frame = store.frame(run_id)
+    frame = store.frame(run_id, output_chars=FRAME_OUTPUT_CHARS)
     info = store.run_info(run_id)
     if settings is None:
         settings = from_run_options(info.get("options") or {})

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable, Iterator
 
-from .records import SampleRecord
+from .records import SampleRecord, excerpt
 from .sqlite import connect_shared
 
 if TYPE_CHECKING:  # pandas loads when a frame is asked for, not when records are written
@@ -138,20 +138,29 @@ class ResultsStore:
         for (text,) in self._db.execute(query + " ORDER BY sample_id", args):
             yield SampleRecord.from_json(text)
 
-    def frame(self, run_id: str, experiment: str | None = None) -> pd.DataFrame:
-        return records_frame(self.records(run_id, experiment))
+    def frame(self, run_id: str, experiment: str | None = None, *,
+              output_chars: int | None = None) -> pd.DataFrame:
+        return records_frame(self.records(run_id, experiment), output_chars=output_chars)
 
 
-def records_frame(records: Iterable[SampleRecord]) -> pd.DataFrame:
+def records_frame(records: Iterable[SampleRecord], *,
+                  output_chars: int | None = None) -> pd.DataFrame:
     """Records as a flat table: nested fields become dotted columns (``params.n``).
 
     Rows are in node-id order, the store's order, whatever order the records arrived in
     (xdist's varies): seeded bootstrap intervals resample by position, so the same records
-    must give the same table to give the same intervals.
+    must give the same table to give the same intervals. ``output_chars``: each output cut to
+    an excerpt of that length (0: dropped), for tables that show one at most (a run's outputs
+    can be gigabytes; the statistics read scores).
     """
     import pandas as pd
 
-    rows = sorted((json.loads(r.to_json()) for r in records),
+    def row_of(record: SampleRecord) -> dict:
+        if output_chars is not None and record.output:
+            record.output = excerpt(record.output, output_chars) if output_chars else ""
+        return json.loads(record.to_json())
+
+    rows = sorted(map(row_of, records),
                   key=lambda row: row.get("nodeid") or row.get("sample_id") or "")
     if not rows:
         return pd.DataFrame()
