@@ -137,9 +137,10 @@ class EndProcess:
 
     Started with a run's first record; ``send`` hands it the ``RunEnd`` and ``result`` waits
     for the ``Ended``. Its imports (pandas, scipy, matplotlib: about two seconds of CPU) overlap
-    the run, at a lower CPU priority, so they cost the run's end nothing. A child that dies
-    is replaced by a fresh one; a request that cannot be pickled (an experiment declared
-    with a lambda) ends in-process.
+    the run's waiting on the model, so they cost the run's end nothing. (Not niced: the
+    priority would stay low for the end's own work, which competes with exiting workers.) A
+    child that dies is replaced by a fresh one; a request that cannot be pickled (an
+    experiment declared with a lambda) ends in-process.
     """
 
     def __init__(self) -> None:
@@ -206,7 +207,6 @@ class EndProcess:
 
 def warm_up() -> None:
     """Import what ``end_run`` needs, before it is needed."""
-    os.nice(10)  # behind the run's own processes while they use the cores
     from . import curve_tables, gate, report, run_files  # noqa: F401  (pandas, scipy, pyplot)
 
 
