@@ -182,7 +182,7 @@ class RunReporter:
                                    expected=len(self.expected), missing=missing)
         self.store.close()  # the end's process writes the rest
         self._start_end_process()  # no record arrived
-        self.end_process.send(RunEnd(
+        end = RunEnd(
             run=run, experiments=catalog(self.config), settings=self.settings,
             thresholds=self.thresholds, baseline=self.baseline,
             baseline_spec=self.config.getoption("baseline"),
@@ -191,7 +191,12 @@ class RunReporter:
             stopped=interrupted or bool(session.shouldstop),
             exit_status=int(session.exitstatus),
             model_calls=sum(calls for calls, _ in self.received.values()),
-            cached_calls=sum(cached for _, cached in self.received.values())))
+            cached_calls=sum(cached for _, cached in self.received.values()))
+        try:
+            self.end_process.send(end)
+        except RuntimeError as error:
+            self._end_failed(session, error)
+            return False
         return True
 
     def _start_end_process(self) -> None:
@@ -200,18 +205,22 @@ class RunReporter:
             self.end_process = EndProcess()
 
     def _take_end(self, session: pytest.Session) -> None:
-        run = self.run
         try:
             ended = self.end_process.result()
-        except RuntimeError as error:  # the records are safe in the store: render them later
-            self._finish_store(int(session.exitstatus))
-            self.lines = [(f"contextrot: writing the run's files failed ({error}); the "
-                           f"records are stored: python -m reporting report {run.run_id} "
-                           f"--results-dir {run.results_dir}", "red")]
-            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+        except RuntimeError as error:
+            self._end_failed(session, error)
             return
         session.exitstatus = ended.exit_status
         self.lines = ended.lines
+
+    def _end_failed(self, session: pytest.Session, error: Exception) -> None:
+        """The records are safe in the store: say how to render them later."""
+        run = self.run
+        self._finish_store(int(session.exitstatus))
+        self.lines = [(f"contextrot: writing the run's files failed ({error}); the records "
+                       f"are stored: python -m reporting report {run.run_id} --results-dir "
+                       f"{run.results_dir}", "red")]
+        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
     def _finish_store(self, exit_status: int) -> None:
         from .store import ResultsStore

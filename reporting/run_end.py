@@ -166,7 +166,10 @@ class EndProcess:
             request = pickle.dumps(end)
         except (pickle.PicklingError, AttributeError, TypeError):
             self.close()
-            self._ended = end_run(end)
+            try:
+                self._ended = end_run(end)
+            except Exception as error:  # as the child would report it: one line
+                raise RuntimeError(f"{type(error).__name__}: {error}") from error
             return
         for attempt in range(2):
             try:

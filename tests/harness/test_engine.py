@@ -225,3 +225,18 @@ def test_pytest_processes_never_load_the_plotting_stack(many, workers):
     result.stdout.fnmatch_lines(["*contextrot*", f"samples: {SAMPLES} received of {SAMPLES}*",
                                  "report: *report.html"])
     assert len(stored(many, "lean")) == SAMPLES
+
+
+def test_an_end_that_fails_keeps_the_records_and_says_how_to_render_them(many):
+    broken = CONFTEST.replace('metric_kind="rate")',
+                              'metric_kind="rate", findings="no_such_module:finder")')
+    assert broken != CONFTEST
+    many.makeconftest(broken)
+    with ScriptedServer("copy") as server:
+        result = run(many, server, "--run-id", "broken")
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    result.stdout.fnmatch_lines(["contextrot: writing the run's files failed (*No module named "
+                                 "'no_such_module'*); the records are stored: python -m "
+                                 "reporting report broken --results-dir *"])
+    one_line_per_sample(many, "broken")
+    assert len(stored(many, "broken")) == SAMPLES
