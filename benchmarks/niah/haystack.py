@@ -204,16 +204,15 @@ def corpus_texts(include_bible: bool = False) -> tuple[tuple[str, str], ...]:
 
 
 def corpus_text(include_bible: bool = False) -> str:
-    """The files in document order, each followed by a blank line."""
-    return "".join(text + "\n\n" for _, text in corpus_texts(include_bible))
+    """The files in document order, each followed by a blank line. Read afresh, not from
+    corpus_texts' cache: a sequential-only run then frees the text once it is tokenized."""
+    return "".join(text + "\n\n" for _, text in corpus_texts.__wrapped__(include_bible))
 
 
 @functools.lru_cache(maxsize=4)
 def _corpus_tokens(tokenizer, include_bible: bool) -> tuple[np.ndarray, np.ndarray]:
     """The corpus' tokens, and the token indices where a paragraph starts."""
-    # Read afresh, not from corpus_texts' cache: a sequential-only run frees the text here.
-    tokens = tokenizer.encode_array("".join(
-        text + "\n\n" for _, text in corpus_texts.__wrapped__(include_bible)))  # uint32
+    tokens = tokenizer.encode_array(corpus_text(include_bible))  # uint32
     ids = np.unique(tokens)
     breaks = ids[[tokenizer.decode([int(i)]).endswith("\n\n") for i in ids]]
     starts = np.flatnonzero(np.isin(tokens[:-1], breaks)) + 1
