@@ -7,9 +7,13 @@ reader can tell "no data" from "all wrong".
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
+import threading
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import matplotlib
 
@@ -25,12 +29,97 @@ DPI = 150
 ACCURACY_CMAP = LinearSegmentedColormap.from_list("accuracy", ["#F0496E", "#EBB839", "#0CD79F"])
 
 
-def save_figure(fig, out_dir: Path, filename: str) -> Path:
+def save_figure(fig, out_dir: Path, filename: str,
+                tight: tuple[float, float, float, float] | None = None) -> Path:
+    """Write ``fig`` as a PNG and close it. ``tight``: the rectangle tight_layout fits the
+    axes into (laid out while drawing, so a parallel writer does that work too). Within
+    ``parallel_writes`` the file is complete only when that block ends."""
     path = Path(out_dir) / filename
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    if tight is not None:
+        fig.set_layout_engine("tight", rect=tight)
+    if _writers is not None:
+        _writers.write(fig, path)
+    else:
+        fig.savefig(path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path
+
+
+class FigureWriteError(RuntimeError):
+    """Some figures of a ``parallel_writes`` block could not be written (their paths)."""
+
+    def __init__(self, failures: dict[Path, str]):
+        super().__init__("; ".join(f"{path.name}: {why}" for path, why in failures.items()))
+        self.failures = failures
+
+
+class _Writers:
+    """Forked children, one per figure and at most one per core, each drawing and encoding
+    its figure (the end's slow part: layout, rasterising, PNG) while the parent builds the
+    next. A child gets the figure by fork, with nothing to pickle; its error comes back on a
+    pipe."""
+
+    def __init__(self) -> None:
+        self.limit = max(1, len(os.sched_getaffinity(0)))
+        self.running: dict[int, tuple[Path, int]] = {}  # pid -> (path, read end of its pipe)
+        self.failures: dict[Path, str] = {}
+
+    def write(self, fig, path: Path) -> None:
+        if len(self.running) >= self.limit:
+            self._wait(next(iter(self.running)))  # the oldest: figures take alike
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: write the figure, say why not if it cannot, never return
+            status = 1
+            try:
+                os.close(read)
+                fig.savefig(path, dpi=DPI, bbox_inches="tight")
+                status = 0
+            except BaseException as error:  # noqa: BLE001 (the parent reports it)
+                with contextlib.suppress(BaseException):
+                    os.write(write, f"{type(error).__name__}: {error}".encode()[:4000])
+            finally:
+                os._exit(status)
+        os.close(write)
+        self.running[pid] = (path, read)
+
+    def _wait(self, pid: int) -> None:
+        path, read = self.running.pop(pid)
+        with os.fdopen(read, "rb") as pipe:  # the child's error, if any (EOF at its exit)
+            message = pipe.read().decode(errors="replace")
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            self.failures[path] = message or f"its writer exited {status}"
+            path.unlink(missing_ok=True)
+
+    def finish(self) -> None:
+        while self.running:
+            self._wait(next(iter(self.running)))
+
+
+_writers: _Writers | None = None
+
+
+@contextlib.contextmanager
+def parallel_writes() -> Iterator[None]:
+    """Within: ``save_figure`` writes each figure in a forked child, so figures are drawn on
+    every core; all are written when the block ends (FigureWriteError names those that were
+    not). Linux only, and only in a process with no other thread (a fork copies locks that
+    another thread may hold); elsewhere figures are written in turn, as without it."""
+    global _writers
+    if _writers is not None or not sys.platform.startswith("linux") \
+            or threading.active_count() > 1:
+        yield
+        return
+    _writers = writers = _Writers()
+    try:
+        yield
+    finally:
+        _writers = None
+        writers.finish()
+    if writers.failures:
+        raise FigureWriteError(writers.failures)
 
 
 def panel_grid(count: int, columns: int = 3, size: tuple[float, float] = (5.0, 3.2)):

@@ -78,7 +78,10 @@ class RunReporter:
         self.received: dict[str, tuple[int, int]] = {}
         self.model: dict = {}  # the first record's model identity
         self.baseline = None  # gate.Baseline
-        self.end_process = None  # run_end.EndProcess, started with the first record
+        self.end_process = None  # run_end.EndProcess, started when samples are expected
+        self.sent = None  # the run_end.RunEnd it was handed
+        self.late = False  # a record arrived after it was handed one: hand it a new one
+        self.session: pytest.Session | None = None
         self.lines: list[tuple[str, str | None]] = []  # the terminal section (run_end.py)
 
     @property
@@ -88,6 +91,7 @@ class RunReporter:
 
     # -- the baseline, before anything runs -----------------------------------------------
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
         spec = self.config.getoption("baseline")
         if not spec:
             return
@@ -128,6 +132,7 @@ class RunReporter:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
             reporter.write_line(f"contextrot: run {run.run_id} -> {run.run_dir}")
+        self._start_end_process()  # its imports overlap the run (run_end.py)
 
     def _run_info(self) -> dict:
         options = {name: value for name, value in vars(self.config.option).items()
@@ -152,57 +157,86 @@ class RunReporter:
         # pytest keeps every report to the end: the record's JSON (outputs of any length)
         # goes to the store, not along with it
         delattr(report, REPORT_ATTRIBUTE)
-        self._start_end_process()  # with the first record: its imports overlap the run
         record = SampleRecord.from_json(payload)
         self.received[report.nodeid] = (record.model_calls, record.cached_calls)
         self.model = self.model or record.model or {}
         self.store.add(record, self.run.run_dir / "samples.jsonl", text=payload)
+        if self.sent is not None:
+            self.late = True
+        elif self.expected and self.expected.issubset(self.received):
+            # Every sample is in: the end starts now, not after xdist's workers have exited.
+            # The session's end checks it was handed the same request (or hands a new one).
+            failed = self.session is not None and self.session.testsfailed
+            try:
+                self._send_end(self._run_end(pytest.ExitCode.TESTS_FAILED if failed else
+                                             pytest.ExitCode.OK, stopped=False))
+            except RuntimeError:  # the session's end tries again, and reports it
+                self._discard_end()
 
     # -- the end -------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int):
-        """The end's process starts on the run first; the other plugins finish meanwhile
-        (xdist waits for its workers to exit); then its result sets the exit status."""
-        sent = self.store is not None and self._send_end(session, exitstatus)
+        """The end's process works while the other plugins finish (xdist waits for its
+        workers to exit); then its result sets the exit status."""
+        sent = self.store is not None and self._end_session(session, exitstatus)
         try:
             return (yield)
         finally:
             if sent:
                 self._take_end(session)
 
-    def _send_end(self, session: pytest.Session, exitstatus: int) -> bool:
-        from .run_end import RunEnd
-
-        missing = sorted(self.expected - set(self.received))
+    def _end_session(self, session: pytest.Session, exitstatus: int) -> bool:
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-        if missing and not interrupted and session.exitstatus == pytest.ExitCode.OK:
+        if self.expected - set(self.received) and not interrupted \
+                and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = INCOMPLETE_EXIT
-        run = self.run
-        self.store.update_run_info(run.run_id, model=self.model,
-                                   expected=len(self.expected), missing=missing)
-        self.store.close()  # the end's process writes the rest
-        self._start_end_process()  # no record arrived
-        end = RunEnd(
-            run=run, experiments=catalog(self.config), settings=self.settings,
-            thresholds=self.thresholds, baseline=self.baseline,
-            baseline_spec=self.config.getoption("baseline"),
-            alpha=self.config.getoption("gate_alpha"), received=list(self.received),
-            expected=len(self.expected), missing=missing,
-            stopped=interrupted or bool(session.shouldstop),
-            exit_status=int(session.exitstatus),
-            model_calls=sum(calls for calls, _ in self.received.values()),
-            cached_calls=sum(cached for _, cached in self.received.values()))
+        end = self._run_end(session.exitstatus,
+                            stopped=interrupted or bool(session.shouldstop))
         try:
-            self.end_process.send(end)
+            if self.sent is not None and not self.late and end == self.sent:
+                return True  # handed at the last record, and nothing changed since
+            self._discard_end()  # a late record, a failure after the last record, ...
+            self._send_end(end)
+            return True
         except RuntimeError as error:
             self._end_failed(session, error)
             return False
-        return True
+        finally:
+            self.store.close()  # the end's process writes the rest
+            self.store = None
+
+    def _run_end(self, exit_status: int, *, stopped: bool):
+        from .run_end import RunEnd
+
+        missing = sorted(self.expected - set(self.received))
+        return RunEnd(
+            run=self.run, experiments=catalog(self.config), settings=self.settings,
+            thresholds=self.thresholds, baseline=self.baseline,
+            baseline_spec=self.config.getoption("baseline"),
+            alpha=self.config.getoption("gate_alpha"), received=list(self.received),
+            expected=len(self.expected), missing=missing, stopped=stopped and bool(missing),
+            exit_status=int(exit_status),
+            model_calls=sum(calls for calls, _ in self.received.values()),
+            cached_calls=sum(cached for _, cached in self.received.values()))
+
+    def _send_end(self, end) -> None:
+        """Hand ``end`` to the end's process; RuntimeError when it cannot be started."""
+        self.store.update_run_info(self.run.run_id, model=self.model, expected=end.expected,
+                                   missing=end.missing)
+        self._start_end_process()
+        self.sent, self.late = end, False
+        self.end_process.send(end)
 
     def _start_end_process(self) -> None:
         if self.end_process is None:
             from .run_end import EndProcess
             self.end_process = EndProcess()
+
+    def _discard_end(self) -> None:
+        if self.sent is not None and self.end_process is not None:
+            self.end_process.close()
+            self.end_process = None
+        self.sent = None
 
     def _take_end(self, session: pytest.Session) -> None:
         try:

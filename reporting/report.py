@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
+from . import plots
 from .compare import CellDelta, RunData, format_deltas, run_identity
 from .curve_tables import curve, curve_axes, matrix, number, short, value_text
 from .experiments import Experiment
@@ -52,17 +53,26 @@ def render_plots(frame: pd.DataFrame, experiments: dict[str, Experiment], plots_
     rendered: dict[str, list[Path]] = {}
     if frame.empty:
         return rendered
-    for name, part in experiment_frames(frame):
-        experiment = experiments.get(name)
-        if experiment is None or experiment.render is None:
-            continue
-        out = plots_dir / name
-        out.mkdir(parents=True, exist_ok=True)
-        try:
-            rendered[name] = list(experiment.renderer()(part, out))
-        except Exception as error:  # a plot bug must not lose the run's records or report
-            rendered[name] = []
-            warn(f"contextrot: plots of {name} failed: {type(error).__name__}: {error}")
+    try:
+        with plots.parallel_writes():
+            for name, part in experiment_frames(frame):
+                experiment = experiments.get(name)
+                if experiment is None or experiment.render is None:
+                    continue
+                out = plots_dir / name
+                out.mkdir(parents=True, exist_ok=True)
+                try:
+                    rendered[name] = list(experiment.renderer()(part, out))
+                except Exception as error:  # a plot bug must not lose the records or report
+                    rendered[name] = []
+                    warn(f"contextrot: plots of {name} failed: {type(error).__name__}: "
+                         f"{error}")
+    except plots.FigureWriteError as error:
+        for name, paths in rendered.items():
+            if failed := [p for p in paths if p in error.failures]:
+                warn(f"contextrot: plots of {name} failed: " +
+                     "; ".join(f"{p.name}: {error.failures[p]}" for p in failed))
+                rendered[name] = [p for p in paths if p not in error.failures]
     return rendered
 
 

@@ -2,20 +2,23 @@
 
 The statistics, the tables and the plots need pandas, scipy and matplotlib: about 150 MB and
 two seconds of imports. A pytest process never loads them: the reporting plugin starts an
-``EndProcess`` when the first record arrives, which imports them while the samples run,
-and at the end hands it a ``RunEnd`` (pickled, on stdin) and reads back an ``Ended``. So a
+``EndProcess`` once samples are collected, which imports them while the samples run (at the
+lowest priority: the samples' own processes come first), and hands it a ``RunEnd`` (pickled,
+on stdin) as soon as the last record is in; the session's end reads back an ``Ended``. So a
 single-process run keeps its memory for the model's prompts, the controller of ``-n 16``
-stays small, and the imports are off the run's critical path.
+stays small, and neither the imports nor xdist's shutdown delay the run's files.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import pickle
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from .experiments import Experiment
@@ -135,12 +138,12 @@ def _gate(end: RunEnd, info: dict, frame):
 class EndProcess:
     """A child Python that loads the end's libraries while the samples run, then waits.
 
-    Started with a run's first record; ``send`` hands it the ``RunEnd`` and ``result`` waits
-    for the ``Ended``. Its imports (pandas, scipy, matplotlib: about two seconds of CPU) overlap
-    the run's waiting on the model, so they cost the run's end nothing. (Not niced: the
-    priority would stay low for the end's own work, which competes with exiting workers.) A
-    child that dies is replaced by a fresh one; a request that cannot be pickled (an
-    experiment declared with a lambda) ends in-process.
+    Started when samples are collected; ``send`` hands it the ``RunEnd`` and ``result`` waits
+    for the ``Ended``. Its imports (pandas, scipy, matplotlib: about two seconds of CPU) run
+    in a thread at the lowest priority, on what the run leaves of the CPU, so they cost the
+    run nothing; its own work runs at normal priority (niced, it would lose the CPU to
+    exiting workers). A child that dies is replaced by a fresh one; a request that cannot be
+    pickled (an experiment declared with a lambda) ends in-process.
     """
 
     def __init__(self) -> None:
@@ -213,9 +216,27 @@ def warm_up() -> None:
     from . import curve_tables, gate, report, run_files  # noqa: F401  (pandas, scipy, pyplot)
 
 
-def main() -> None:
+def _warm_up_meekly() -> None:
+    """``warm_up`` at the lowest priority (Linux: a thread has its own nice value)."""
+    if sys.platform.startswith("linux"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        except OSError:
+            pass
     warm_up()
+    gc.freeze()  # the libraries' objects stay: the end's collections need not scan them
+
+
+def main() -> None:
+    warming = threading.Thread(target=_warm_up_meekly, name="contextrot-warm-up", daemon=True)
+    warming.start()
     request = sys.stdin.buffer.read()
     if not request:  # the session ended without asking (nothing ran, or it crashed)
         return
+    warming.join()
     Path(sys.argv[1]).write_bytes(pickle.dumps(end_run(pickle.loads(request))))
+    # The run waits for this process to exit: skip the interpreter's teardown of pandas,
+    # scipy and matplotlib (a third of a second), everything is written.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

@@ -264,6 +264,5 @@ def _bars(table: pd.DataFrame, metric: str, title: str, maximum: str | None,
     handles, names = ax.get_legend_handles_labels()
     unique = dict(zip(names, handles))
     ax.legend(unique.values(), unique.keys(), fontsize=7, loc="lower right")
-    fig.tight_layout()
-    return plots.save_figure(fig, out_dir, filename)
+    return plots.save_figure(fig, out_dir, filename, tight=(0, 0, 1, 1))
 

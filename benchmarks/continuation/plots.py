@@ -63,8 +63,7 @@ def pages(runs: list[tuple[str, pd.DataFrame]], out_dir: Path, stem: str) -> lis
         _axes(ax, label, title, ticks)
     fig.suptitle(_title(runs), fontsize=11)
     _note(fig, runs)
-    fig.tight_layout(rect=(0, 0.04, 1, 0.95))
-    first = plots.save_figure(fig, out_dir, f"{stem}.png")
+    first = plots.save_figure(fig, out_dir, f"{stem}.png", tight=(0, 0.04, 1, 0.95))
 
     fig, axes = plots.panel_grid(len(PAGE_TWO), columns=3, size=(5.2, 3.6))
     for ax, (metric, label) in zip(axes, PAGE_TWO):
@@ -74,8 +73,7 @@ def pages(runs: list[tuple[str, pd.DataFrame]], out_dir: Path, stem: str) -> lis
                    single=len(runs) == 1, counts=False)
         _axes(ax, label, label, ticks)
     fig.suptitle(_title(runs) + ": other metrics", fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
-    second = plots.save_figure(fig, out_dir, f"{stem}-metrics.png")
+    second = plots.save_figure(fig, out_dir, f"{stem}-metrics.png", tight=(0, 0, 1, 0.95))
     return [first, second]
 
 

@@ -55,8 +55,7 @@ def _panels(summary: pd.DataFrame, column: str, label: str, out_dir: Path, filen
     fig.legend(handles, shown, title="B strategy", fontsize=7,
                title_fontsize=7, loc="upper right")
     fig.suptitle(f"RE3: {label}", fontsize=11)
-    fig.tight_layout(rect=(0, 0, 0.9, 0.95))
-    return plots.save_figure(fig, out_dir, filename)
+    return plots.save_figure(fig, out_dir, filename, tight=(0, 0, 0.9, 0.95))
 
 
 def _bars(ax, rows: pd.DataFrame, column: str) -> None:

@@ -76,8 +76,7 @@ def _binned(frame, lengths, excluded, column, label, kind, colour, hatch, title,
         ax.tick_params(labelsize=7)
     fig.suptitle(title, fontsize=11)
     fig.text(0.5, 0.005, plots.EMPTY_BIN_NOTE, ha="center", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.02, 1, 1))
-    return plots.save_figure(fig, out_dir, filename)
+    return plots.save_figure(fig, out_dir, filename, tight=(0, 0.02, 1, 1))
 
 
 def _by_tokens(frame, title, out_dir, filename):

@@ -199,3 +199,18 @@ def test_credentials_in_the_base_url_reach_no_output_log_or_file(project, server
     for text in [result.stdout.str(), result.stderr.str(), *written]:
         assert "s3cret-pw" not in text
     assert any(r.get("sample_id") for r in stored(project, "secret").values())
+
+
+def test_a_failure_after_the_last_record_is_in_the_runs_files(project, server):
+    # The end starts at the last record, with the session's status so far (passed). A test
+    # that is not a sample fails after it: the end is redone with the session's real status.
+    (project.path / "tests").mkdir()
+    (project.path / "tests" / "test_after.py").write_text(
+        "def test_after_the_samples():\n    assert False\n")
+    result = run(project, server, "--run-id", "late", "tests")
+    result.assert_outcomes(passed=6, failed=1)
+    with sqlite3.connect(project.path / "results" / "contextrot.sqlite") as db:
+        status, = db.execute("SELECT exit_status FROM runs WHERE run_id = 'late'").fetchone()
+    assert status == result.ret == pytest.ExitCode.TESTS_FAILED
+    summary = json.loads((project.path / "results" / "late" / "summary.json").read_text())
+    assert summary["received"] == 6
