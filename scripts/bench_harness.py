@@ -136,7 +136,8 @@ def main() -> None:
             for name, extra in (("no -n", []), ("-n 2", ["-n", "2"])):
                 result = run_pytest(server, FULL_GRID, ["--max-connections", "16", *extra])
                 print(f"  {name:<6} {result['records']} samples, wall {result['wall']:.1f}s, "
-                      f"peak RSS {result['rss_mb']:.0f} MB", flush=True)
+                      f"peak RSS {result['rss_mb']:.0f} MB (all processes "
+                      f"{result['all_rss_mb']:.0f} MB)", flush=True)
 
 
 if __name__ == "__main__":
