@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.repeated_words import grid, scoring, stimulus
+from benchmarks.repeated_words import scoring, stimulus
 from benchmarks.repeated_words.grid import RepeatedWordsSample as Sample
 
 APPLE = Sample("apple", "apples", 5, 2)
