@@ -88,9 +88,9 @@ class _Writers:
         path, read = self.running.pop(pid)
         with os.fdopen(read, "rb") as pipe:  # the child's error, if any (EOF at its exit)
             message = pipe.read().decode(errors="replace")
-        _, status = os.waitpid(pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            self.failures[path] = message or f"its writer exited {status}"
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        if code != 0:
+            self.failures[path] = message or f"its writer exited with status {code}"
             path.unlink(missing_ok=True)
 
     def finish(self) -> None:
