@@ -40,6 +40,13 @@ class Experiment:
     # "module:function") of its frame giving a JSON-able dict, empty when there is nothing
     # to say; its "lines" are printed in the terminal. summary.json keeps the whole dict.
     findings: Callable[["pd.DataFrame"], dict] | str | None = None
+    # The headline metric's value by guessing (0.0 for accuracy on open answers, 0.5 for a
+    # yes/no answer); None when there is no such level. A base score at or below it supports
+    # no verdict: every length would hold up relative to it.
+    chance: float | None = None
+    # The experiment's own fixed bar for the absolute rule (RULER: 0.856, Llama-2-7B's 4k
+    # score); --verdict-absolute overrides it. None: the default for the metric's kind.
+    absolute: float | None = None
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):

@@ -48,6 +48,8 @@ class VerdictSettings:
             return chosen[experiment.name]
         if "" in chosen:
             return chosen[""]
+        if getattr(experiment, "absolute", None) is not None:
+            return experiment.absolute
         return ABSOLUTE_FOR_RATES if experiment.metric_kind == "rate" else None
 
     def base_count(self, lengths: int) -> int:
