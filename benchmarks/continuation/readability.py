@@ -7,7 +7,6 @@ metrics under the same names, so a curve, a table or a gate reads either set ali
 
 from __future__ import annotations
 
-import collections
 import io
 import math
 from fractions import Fraction
@@ -77,16 +76,22 @@ def repetition_rate(words: list[str]) -> float:
 def mean_window_uniqueness(words: list[str], window: int) -> float:
     """The mean of distinct/window over every stride-1 window (``len(words) >= window``).
 
-    One pass with a running count. The mean is exact over the per-window float ratios, as
+    One pass with running counts. The mean is exact over the per-window float ratios, as
     ``statistics.mean`` computes it, so both readings round it as the original does.
     """
-    counts = collections.Counter(words[:window])
-    seen = collections.Counter([len(counts)])  # distinct-word count -> windows with it
+    counts: dict[str, int] = {}
+    for word in words[:window]:
+        counts[word] = counts.get(word, 0) + 1
+    distinct = len(counts)
+    windows_with = [0] * (window + 1)  # distinct-word count -> windows that have it
+    windows_with[distinct] = 1
     for entering, leaving in zip(words[window:], words):
-        counts[entering] += 1
-        counts[leaving] -= 1
-        if not counts[leaving]:
-            del counts[leaving]
-        seen[len(counts)] += 1
-    total = sum(Fraction(distinct / window) * times for distinct, times in seen.items())
+        before = counts.get(entering, 0)
+        counts[entering] = before + 1
+        after = counts[leaving] - 1
+        counts[leaving] = after
+        distinct += (not before) - (not after)
+        windows_with[distinct] += 1
+    total = sum(Fraction(distinct / window) * times
+                for distinct, times in enumerate(windows_with) if times)
     return float(total / (len(words) - window + 1))

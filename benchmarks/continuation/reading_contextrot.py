@@ -36,7 +36,9 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import importlib.util
 import zipfile
+from pathlib import Path
 
 import regex
 
@@ -107,11 +109,19 @@ class Lexicon:
     comparables: frozenset[str]  # adjectives and adverbs: take -er and -est
 
 
+def textstat_easy_words() -> list[str]:
+    """The lines of textstat's English Dale-Chall list, read from its package folder: importing
+    textstat loads the CMU pronouncing dictionary (a second of CPU) that is not needed here."""
+    package = importlib.util.find_spec("textstat")
+    if package is None or package.origin is None:
+        raise ModuleNotFoundError("textstat is not installed: pip install -e . installs it")
+    path = Path(package.origin).parent / "resources" / "en" / "easy_words.txt"
+    return path.read_text(encoding="utf-8").splitlines()
+
+
 @functools.lru_cache(maxsize=1)
 def lexicon() -> Lexicon:
-    from textstat.backend.utils import get_lang_easy_words
-
-    easy = frozenset(word.strip().lower().rstrip(".") for word in get_lang_easy_words("en")
+    easy = frozenset(word.strip().lower().rstrip(".") for word in textstat_easy_words()
                      if word.strip())
     with zipfile.ZipFile(data_file(WORDNET)) as wordnet:
         def listed(pos: str) -> frozenset[str]:
