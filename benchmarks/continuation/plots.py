@@ -1,13 +1,13 @@
 """The run's CSV and its two pages of graphs, drawn from records (never from a model).
 
 Every readability curve is in the run's headline metric set (``metric_set`` in the CSV),
-named in the titles. Page 1 holds the spec's two graphs: left, diversity and creativity (vocabulary diversity; up
-means more varied wording); right, degradation (cloze score; up means simpler, more
-predictable text, and a flagged tier is marked). Page 2 holds the other metrics. Every curve
-is the round mean with its 95% interval as a band; dashed lines are the ground truth (the
-text's real continuation), dotted lines the context window the model read. The x axis is the
-tier in tokens (K = 1,024), on a log scale. ``compare.py`` draws the same pages for several
-runs at once.
+named in the title. Page 1 holds the spec's two graphs: left, diversity and creativity
+(vocabulary diversity; up means more varied wording); right, degradation (cloze score; up
+means simpler, more predictable text, and a flagged tier is marked). Page 2 holds the other
+metrics. Every curve is the round mean with its 95% interval as a band; dashed lines are the
+ground truth (the text's real continuation), dotted lines the context window the model read.
+The x axis is the tier in tokens (K = 1,024), on a log scale. ``compare.py`` draws the same
+pages for several runs at once.
 """
 
 from __future__ import annotations

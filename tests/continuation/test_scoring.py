@@ -30,7 +30,7 @@ def test_non_latin_text_has_words_and_sentences():
 def test_markup_is_removed_and_entities_decoded():
     assert refined.words("<p>He said &amp; she said.</p>") == ["he", "said", "she", "said"]
     assert [len(s) for s in refined.sentence_words("<p>One two.</p><p>Three.</p>")] == [2, 1]
-    assert refined.words("x < y and AT&T") == ["x", "y", "and", "at", "t"]  # no markup
+    assert refined.words("x < y and AT&T") == ["x", "y", "and", "at", "t"]  # not markup
     assert refined.words("<script>var x;</script><style>p {}</style>Text") == ["text"]
 
 
