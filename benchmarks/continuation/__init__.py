@@ -5,11 +5,15 @@ section 4). The model reads a novel up to a fixed continuation point and continu
 tiers add text backwards from that point. Reads top to bottom: text.py (reading and
 normalising the document, sentence boundaries), grid.py (tiers x rounds, the options),
 stimulus.py (the continuation point, windows, prompt), sampling.py (sending the options),
-scoring.py (readability metrics), table.py (one row per tier, degradation flags), plots.py
-(the CSV and the two pages), compare.py (several runs overlaid), test_continuation.py (glue).
+scoring.py (both readability metric sets of a text: readability.py, what they share;
+reading_context_tester.py, the original's values; reading_contextrot.py, ours), table.py (one
+row per tier, degradation flags, rounds without words), plots.py (the CSV and the two pages),
+compare.py (several runs overlaid), test_continuation.py (glue).
 """
 
 from reporting.experiments import Experiment
+
+from .readability import DEFAULT_SET, METRIC_SETS
 
 EXPERIMENT = Experiment(
     name="continuation",
@@ -20,6 +24,7 @@ EXPERIMENT = Experiment(
     higher_is_better=False,  # a rising cloze score means simpler, more generic prose
     length="params.context",  # the context tier, o200k tokens
     render=f"{__name__}.plots:render",
+    findings=f"{__name__}.table:findings",  # the headline metric set, rounds without words
 )
 
 
@@ -49,6 +54,10 @@ def add_options(group) -> None:
     add("--continuation-point", type=int, default=None, metavar="TOKENS",
         help="continue from the first sentence end after this many o200k tokens of the text "
              "(default: 1.1 x the largest tier); fix it to compare runs of different contexts")
+    add("--continuation-metric-set", choices=tuple(METRIC_SETS), default=DEFAULT_SET,
+        help="the readability reading behind the headline cloze score, the table and the "
+             "graphs: context-tester (the original's values, comparable with its published "
+             "curves; default) or contextrot (its defects fixed); records hold both")
     add("--continuation-token-allowance", type=float, default=1.1, metavar="FACTOR",
         help="the model's tokenizer may need this many times o200k's count; tiers hold that "
              "much less text (default: 1.1)")

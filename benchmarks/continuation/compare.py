@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import plots
+from .readability import DEFAULT_SET
 
 REQUIRED = ("model", "text", "context", "cloze_score_mean", "vocabulary_diversity_mean")
 
@@ -55,8 +56,14 @@ def _distinct_folder(path: Path, twins: list[Path]) -> str:
 
 
 def mismatches(tables: list[pd.DataFrame], names: list[str]) -> list[str]:
-    """Runs of the same text whose continuation point or ground truth differ."""
+    """Runs of the same text whose continuation point or ground truth differ, and runs read
+    with different metric sets (their readability values are not on one scale)."""
     found = []
+    readings = {name: str(table["metric_set"].iloc[0]) if "metric_set" in table
+                else DEFAULT_SET for name, table in zip(names, tables)}
+    if len(set(readings.values())) > 1:
+        found.append("runs read with different metric sets: " + "; ".join(
+            f"{name} ({reading})" for name, reading in readings.items()))
     by_text: dict[str, list[tuple[str, tuple]]] = {}
     for name, table in zip(names, tables):
         key = tuple(table[c].iloc[0] if c in table else None

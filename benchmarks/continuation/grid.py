@@ -14,6 +14,7 @@ import dataclasses
 from fixtures.embedded import CONTEXT_LENGTH as EMBEDDED_CONTEXT
 from fixtures.parametrize import SampleParams, tokens_id
 
+from .readability import DEFAULT_SET
 from .text import DEFAULT_TEXT
 
 FIRST_TIER = 1024
@@ -31,6 +32,8 @@ class ContinuationSample(SampleParams):
     text: str  # the document's short name
     context: int  # the tier: the context window to fill, in o200k tokens
     round: int
+    # The headline readability set: in the params, so runs read differently never pair.
+    metric_set: str = DEFAULT_SET
 
     @property
     def id(self) -> str:
@@ -89,6 +92,7 @@ class Settings:
     seed: int
     continuation_point: int | None  # o200k tokens into the text; None: 1.1 x the ceiling
     token_allowance: float  # another tokenizer may need this many times o200k's count
+    metric_set: str = DEFAULT_SET  # the headline readability set (readability.METRIC_SETS)
 
     def tiers(self) -> list[int]:
         return tiers(self.ceiling, self.start_context, self.divisions)
@@ -124,6 +128,7 @@ def settings(config) -> Settings:
         seed=option("continuation_seed"),
         continuation_point=option("continuation_point"),
         token_allowance=option("continuation_token_allowance"),
+        metric_set=option("continuation_metric_set"),
     )
     check(found)
     return found
@@ -161,5 +166,5 @@ def check(s: Settings) -> None:
 
 def build(s: Settings, text_name: str) -> list[ContinuationSample]:
     """Tiers ascending, rounds inner (a tier's rounds run back to back: prompt caches help)."""
-    return [ContinuationSample(text_name, context, r)
+    return [ContinuationSample(text_name, context, r, s.metric_set)
             for context in s.tiers() for r in range(s.rounds)]

@@ -1,12 +1,13 @@
 """The run's CSV and its two pages of graphs, drawn from records (never from a model).
 
-Page 1 holds the spec's two graphs: left, diversity and creativity (vocabulary diversity; up
-means more varied wording); right, degradation (cloze score; up means simpler, more
-predictable text, and a flagged tier is marked). Page 2 holds the other metrics. Every curve
-is the round mean with its 95% interval as a band; dashed lines are the ground truth (the
-text's real continuation), dotted lines the context window the model read. The x axis is the
-tier in tokens (K = 1,024), on a log scale. ``compare.py`` draws the same pages for several
-runs at once.
+Every readability curve is in the run's headline metric set (``metric_set`` in the CSV),
+named in the title. Page 1 holds the spec's two graphs: left, diversity and creativity
+(vocabulary diversity; up means more varied wording); right, degradation (cloze score; up
+means simpler, more predictable text, and a flagged tier is marked). Page 2 holds the other
+metrics. Every curve is the round mean with its 95% interval as a band; dashed lines are the
+ground truth (the text's real continuation), dotted lines the context window the model read.
+The x axis is the tier in tokens (K = 1,024), on a log scale. ``compare.py`` draws the same
+pages for several runs at once.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pandas as pd
 from reporting import plots
 
 from .grid import tier_label
+from .readability import DEFAULT_SET, METRIC_SETS
 from .table import tier_table
 
 CSV_NAME = "continuation.csv"
@@ -30,8 +32,8 @@ PAGE_TWO = (("pct_unfamiliar_words", "Unfamiliar words (fraction)"),
             ("avg_sentence_length", "Average sentence length (words)"),
             ("sentence_length_variance", "Sentence length variance"),
             ("continuation_tokens", "Continuation length (o200k tokens)"),
-            ("moving_ttr_100", "Moving type/token ratio (100 words)"),
-            ("bigram_repetition", "Bigram repetition rate"))
+            ("unique_word_ratio_100", "Unique words per 100-word window"),
+            ("bigram_repetition_rate", "Bigram repetition rate"))
 TRUTH_COLOUR = "#2FB874"
 
 
@@ -129,9 +131,12 @@ def _axes(ax, label, title, ticks):
 
 
 def _title(runs) -> str:
+    readings = sorted({METRIC_SETS.get(str(_value(table.iloc[0], "metric_set")),
+                                       METRIC_SETS[DEFAULT_SET]) for _, table in runs})
+    reading = " / ".join(readings)
     if len(runs) == 1:
-        return f"Continuation from a fixed point: {runs[0][0]}"
-    return f"Continuation from a fixed point: {len(runs)} runs"
+        return f"Continuation from a fixed point: {runs[0][0]} ({reading})"
+    return f"Continuation from a fixed point: {len(runs)} runs ({reading})"
 
 
 def _note(fig, runs) -> None:
@@ -143,6 +148,11 @@ def _note(fig, runs) -> None:
                 f"{_value(first, 'max_tokens')}, temp {_value(first, 'temperature')}, "
                 f"seed {_value(first, 'seed')}, point {_value(first, 'continuation_point_tokens')}"
                 " tokens")
+        empty = table["rounds_without_words"].fillna(0).astype(int) \
+            if "rounds_without_words" in table else pd.Series(dtype=int)
+        if empty.sum():
+            text += "; rounds without words: " + ", ".join(
+                f"{tier_label(int(c))} {n}" for c, n in zip(table["context"], empty) if n)
         unsupported = _value(first, "unsupported_params")
         if unsupported:
             text += f"; refused by the endpoint: {unsupported}"

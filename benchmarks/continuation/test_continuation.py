@@ -36,11 +36,14 @@ async def solve(sample, ctx):
                     temperature=settings.temperature, seed=settings.seed + sample.round)
     record.detail(**source.report(), window_start_char=window.start_char,
                   window_tokens=tokenizer.count(window.text), text_budget=budget,
-                  base_seed=settings.seed, truth=scoring.metrics(source.truth),
-                  context=scoring.metrics(window.text) if window.text else {})
+                  base_seed=settings.seed,
+                  truth=scoring.reference(source.truth, sample.metric_set))
     if window.skip_reason:
         record.skip(window.skip_reason)
     record.skip_unless_fits(ctx.model)
+    # The same for every round of a tier: scored once per process, off the event loop (at
+    # the largest tiers the window is hundreds of kilobytes), and only for a tier that fits.
+    record.detail(context=await ctx.build(scoring.reference, window.text, sample.metric_set))
     return await sampling.ask(record, ctx.model, temperature=settings.temperature,
                               sampling=settings.sampling(), seed=settings.seed + sample.round,
                               replicate=sample.round)
@@ -51,5 +54,7 @@ def test_continuation(sample, solved, tokenizer, record, pytestconfig):
         return
     settings = grid.settings(pytestconfig)
     length = tokenizer.count(solved.text)
-    record.score(**scoring.metrics(solved.text), continuation_tokens=length)
+    # Output without a single word is data: it is scored (and counted by the table), never
+    # dropped; each metric set says what such a round is worth.
+    record.score(**scoring.score(solved.text, sample.metric_set), continuation_tokens=length)
     record.detail(short=length < SHORT_FRACTION * settings.max_tokens)

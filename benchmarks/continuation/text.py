@@ -167,14 +167,3 @@ def boundaries(text: str) -> list[int]:
     found = set(sentence_ends(text))
     found.update(match.start() for match in re.finditer(r"\n\n", text))
     return sorted(found)
-
-
-def sentences(text: str) -> list[str]:
-    """The text cut at sentence ends and paragraph breaks; empty pieces dropped."""
-    pieces, start = [], 0
-    for end in boundaries(text) + [len(text)]:
-        piece = text[start:end].strip()
-        if piece:
-            pieces.append(piece)
-        start = end
-    return pieces

@@ -55,7 +55,8 @@ class Config:
                         "continuation_top_k": 100, "continuation_top_p": 1.0,
                         "continuation_min_p": 0.1, "continuation_rep_pen": 1.01,
                         "continuation_seed": 0, "continuation_point": None,
-                        "continuation_token_allowance": 1.1, **options}
+                        "continuation_token_allowance": 1.1,
+                        "continuation_metric_set": "context-tester", **options}
 
     def getoption(self, name):
         return self.options[name]

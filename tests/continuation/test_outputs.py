@@ -87,3 +87,64 @@ def test_compare_rejects_a_foreign_csv(tmp_path):
     other.write_text("x,y\n1,2\n")
     with pytest.raises(SystemExit, match="lacks"):
         compare.read_run(other)
+
+
+# -- rounds without words, in both metric sets ---------------------------------------------
+PROSE = "The cat sat down. The unfamiliar creatures chased the cat."  # cloze 32.05 / 41.55
+
+
+def scored(outputs_by_tier: dict, metric_set="context-tester"):
+    """Records scored by the experiment's own scorer, as test_continuation scores them."""
+    from benchmarks.continuation import scoring
+
+    return records_frame([SampleRecord(
+        experiment="continuation", sample_id=f"ctx{context}-r{r:02d}", run_id="run",
+        params={"text": "emma", "context": context, "round": r, "metric_set": metric_set},
+        model={"name": "m"}, scores={**scoring.score(output, metric_set),
+                                     "continuation_tokens": 10},
+        details={"truth": scoring.score(PROSE, metric_set)})
+        for context, outputs in outputs_by_tier.items() for r, output in enumerate(outputs)])
+
+
+def test_context_testers_reading_averages_a_round_without_words_in_and_counts_it():
+    tiers = table.tier_table(scored({1024: [PROSE, ""], 2048: [PROSE, PROSE]}))
+    first = tiers.iloc[0]
+    assert first["metric_set"] == "context-tester" and first["rounds_ok"] == 2
+    assert first["rounds_without_words"] == 1
+    assert first["context_tester_rounds_without_words"] == 1
+    assert first["contextrot_rounds_without_words"] == 1
+    # the original's value for empty text (cloze 64.0) is averaged in, as it averages rounds
+    assert first["cloze_score_n"] == 2 and first["cloze_score_mean"] == pytest.approx(48.025)
+    assert first["reading_level"] == "4"  # ceil(48.025) = 49
+    assert first["contextrot_cloze_score_mean"] == pytest.approx(41.55)  # over 1 round
+    assert tiers.iloc[1]["rounds_without_words"] == 0 and tiers.iloc[1]["reading_level"] == "9-10"
+    assert first["truth_reading_level"] == "9-10"
+
+
+def test_contextrots_reading_leaves_a_round_without_words_out_of_its_means_and_counts_it():
+    tiers = table.tier_table(scored({1024: [PROSE, "..."]}, "contextrot"))
+    first = tiers.iloc[0]
+    assert first["metric_set"] == "contextrot" and first["rounds_ok"] == 2
+    assert first["rounds_without_words"] == 1 and first["cloze_score_n"] == 1
+    assert first["cloze_score_mean"] == pytest.approx(41.55)
+    # "..." is one (empty) word to the original, none to contextrot
+    assert first["context_tester_rounds_without_words"] == 0
+    assert first["contextrot_rounds_without_words"] == 1
+
+
+def test_findings_name_the_headline_set_and_every_round_without_words():
+    found = table.findings(scored({1024: [PROSE, ""], 2048: ["...", PROSE]}))
+    assert found["metric_set"] == "context-tester" and found["rounds_scored"] == 4
+    assert found["rounds_without_words"] == {"context_tester": ["ctx1024-r01"],
+                                             "contextrot": ["ctx1024-r01", "ctx2048-r00"]}
+    assert found["lines"][0].startswith("readability: Context-Tester's reading is the headline")
+    assert "1 of 4 scored rounds have no words in Context-Tester's reading (ctx1024-r01): " \
+           "averaged in" in found["lines"][1]
+    assert "2 of 4 scored rounds have no words in contextrot's reading" in found["lines"][2]
+
+
+def test_compare_names_runs_read_with_different_metric_sets():
+    a = table.tier_table(scored({1024: [PROSE]}))
+    b = table.tier_table(scored({1024: [PROSE]}, "contextrot"))
+    assert compare.mismatches([a, b], ["a", "b"]) == [
+        "runs read with different metric sets: a (context-tester); b (contextrot)"]

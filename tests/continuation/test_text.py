@@ -33,9 +33,10 @@ def test_sentence_ends_skip_titles_and_initials():
                                        'Mr. Knightley met J. Smith. "Stop!" she cried. It was I.']
 
 
-def test_sentences_split_at_paragraph_breaks_too():
-    assert texts.sentences("CHAPTER I\n\nShe came. He went") == ["CHAPTER I", "She came.",
-                                                                 "He went"]
+def test_windows_may_start_at_paragraph_breaks_too():
+    body = "CHAPTER I\n\nShe came. He went"
+    assert [body[:end] for end in texts.boundaries(body)] == ["CHAPTER I",
+                                                             "CHAPTER I\n\nShe came."]
 
 
 def _write_pdf(path, lines):

@@ -16,7 +16,7 @@ needs_data = pytest.mark.skipif(not os.environ.get(data.DATA_DIR_VARIABLE),
 
 
 def test_every_entry_names_its_source_and_license():
-    assert len(data.REGISTRY) == 11 + 114
+    assert len(data.REGISTRY) == 13 + 114
     for entry in data.REGISTRY.values():
         assert len(entry.sha256) == 64 and entry.url and entry.license
         assert entry.derived or entry.url.startswith("https://")
