@@ -21,6 +21,9 @@ EXPERIMENT = Experiment(
     # No length axis: the dialogue grows turn by turn and the metric (turns survived) is
     # itself where the model stopped holding up.
     length=None,
+    # No single chance level: a coin's turns survived depend on the variant (2 with
+    # distractors, 1 without: scoring.random_baseline_turns); --model builtin:random plays it.
+    chance=None,
     render=f"{__name__}.plots:render",
 )
 

@@ -4,7 +4,9 @@ the real openai client against the scripted server, a real SQLite store, a real 
 Two scripted models answer repeated words (5 lengths x 3 positions at --scale test):
 ``copier`` copies perfectly; ``fader`` copies up to 100 words and drops one word in three
 beyond (the scripted server's ``copy`` and ``drop`` responders), a curve whose effective
-length is known: 100 words.
+length is known: 100 words. Three samples per length are fewer than a verdict needs by
+default (``--verdict-min-samples``, 10): these runs, and the commands that re-judge them, lower
+it to 3 to check the arithmetic on a known curve.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .helpers import shared_folder
 ROOT = Path(__file__).resolve().parents[2]
 FADES_AFTER = 100  # words
 VOLATILE = ("run_id", "latency_s", "finished_at", "worker")  # differ between any two runs
+THREE_SAMPLES = ("--verdict-min-samples", "3")
 
 
 def fade(request: dict) -> str:
@@ -39,7 +42,7 @@ def pytest_run(base_url: str, results: Path, run_id: str, model: str, *extra: st
     process = subprocess.run(
         [sys.executable, "-m", "pytest", "benchmarks", "-m", "repeated_words", "-q",
          "-p", "no:cacheprovider", "--model", model, "--base-url", base_url,
-         "--results-dir", str(results), "--run-id", run_id, *extra],
+         "--results-dir", str(results), "--run-id", run_id, *THREE_SAMPLES, *extra],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
     return process.stdout
@@ -142,7 +145,7 @@ def test_report_gate_and_compare_read_the_merged_run(made, tmp_path):
     report = cli("report", "split", "--results-dir", merged)
     assert report.returncode == 0, report.stderr
     gate = cli("gate", "split", "--baseline", "copy-run", "--results-dir", merged,
-               "--fail-on", "repeated_words.effective_length:-20%")
+               "--fail-on", "repeated_words.effective_length:-20%", *THREE_SAMPLES)
     assert gate.returncode == 7, gate.stdout + gate.stderr
     assert "REGRESSED repeated_words effective_length [all lengths]: 500.000 -> 100.000" \
         in gate.stdout
@@ -162,7 +165,8 @@ def test_merge_refuses_a_target_that_already_holds_the_run(made):
 
 def test_the_leaderboard_ranks_both_models_and_opens_in_chromium(made, tmp_path):
     merged = Path(made["root"]) / "merged"
-    board = cli("leaderboard", "--results-dir", str(merged), "--out", str(tmp_path))
+    board = cli("leaderboard", "--results-dir", str(merged), "--out", str(tmp_path),
+                *THREE_SAMPLES)
     assert board.returncode == 0, board.stderr
     rows = {line.split(" | ")[0].strip("| "): line for line in board.stdout.splitlines()
             if line.startswith("| copier") or line.startswith("| fader")}
