@@ -51,9 +51,12 @@ def add_options(group) -> None:
                     default="corrected",
                     help="reverse-sort-words-eng ideals: corrected (default) or the original "
                          "data with its two wrong ideals")
-    group.addoption("--ast-distractor-match", choices=("exact", "fuzzy"), default="exact",
+    group.addoption("--ast-distractor-match", choices=grid.DISTRACTOR_MATCHES,
+                    default="exact",
                     help="already-said-that distractor grading: the original's exact match "
-                         "(default) or fuzzy (normalized containment)")
+                         "(default); fuzzy (normalised, the ideal's words inside the answer) "
+                         "where the source eval used it, ambiguous-sentences; fuzzy-all: on "
+                         "every variant")
     group.addoption("--ast-max-tokens", type=int, default=None, metavar="TOKENS",
                     help="already-said-that output tokens per turn (default "
                          f"{grid.MAX_TOKENS['test']} at --scale test, "
