@@ -19,7 +19,7 @@ import pytest
 
 from fixtures.scripted_server import ScriptedServer
 
-from .helpers import shared_folder
+from .helpers import once_per_session
 
 ROOT = Path(__file__).resolve().parents[2]
 TWO_PER_LENGTH = ("-k", "d000 and dx0")  # sequential and shuffled haystacks: 2 per length
@@ -44,21 +44,15 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory) -> dict:
     """The three runs, made once per test session even under xdist."""
-    from filelock import FileLock
-
-    shared = shared_folder(tmp_path_factory)
-    done = shared / "always-wrong-runs.json"
-    with FileLock(str(shared / "always-wrong-runs.lock")):
-        if not done.exists():
-            results = shared / "always-wrong"
-            out = {"results": str(results)}
-            with ScriptedServer("no", context_length=16384) as server:
-                out["two"] = niah_run(server.base_url, results, "two", *TWO_PER_LENGTH)
-                out["gated"] = niah_run(server.base_url, results, "gated", *TWO_PER_LENGTH,
-                                        "--baseline", "two", *GATE_EFFECTIVE_LENGTH)
-                out["wrong"] = niah_run(server.base_url, results, "wrong")  # the newest
-            done.write_text(json.dumps(out))
-    return json.loads(done.read_text())
+    def make(results: Path) -> dict:
+        out = {"results": str(results)}
+        with ScriptedServer("no", context_length=16384) as server:
+            out["two"] = niah_run(server.base_url, results, "two", *TWO_PER_LENGTH)
+            out["gated"] = niah_run(server.base_url, results, "gated", *TWO_PER_LENGTH,
+                                    "--baseline", "two", *GATE_EFFECTIVE_LENGTH)
+            out["wrong"] = niah_run(server.base_url, results, "wrong")  # the newest
+        return out
+    return once_per_session(tmp_path_factory, "always-wrong", make)
 
 
 def summary_verdict(runs: dict, run_id: str) -> dict:

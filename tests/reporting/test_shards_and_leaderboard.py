@@ -24,7 +24,7 @@ from reporting.records import SampleRecord
 from reporting.store import ResultsStore
 
 from .browser import chromium_path, visit
-from .helpers import shared_folder
+from .helpers import once_per_session
 
 ROOT = Path(__file__).resolve().parents[2]
 FADES_AFTER = 100  # words
@@ -57,29 +57,23 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 def made(tmp_path_factory) -> dict:
     """Once per session (xdist included): the fader's run whole, then as two shards (the
     second on two xdist workers) merged into a store that also holds a run of the copier."""
-    from filelock import FileLock
-
-    shared = shared_folder(tmp_path_factory)
-    done = shared / "sharded-runs.json"
-    with FileLock(str(shared / "sharded-runs.lock")):
-        if not done.exists():
-            root = shared / "sharded"
-            out = {"root": str(root)}
-            with ScriptedServer(fade, context_length=16384) as fader, \
-                    ScriptedServer("copy", context_length=16384) as copier:
-                out["whole"] = pytest_run(fader.base_url, root / "whole", "split", "fader")
-                out["shard1"] = pytest_run(fader.base_url, root / "shard-1", "split", "fader",
-                                           "--shard", "1/2")
-                out["shard2"] = pytest_run(fader.base_url, root / "shard-2", "split", "fader",
-                                           "--shard", "2/2", "-n", "2")
-                out["copier"] = pytest_run(copier.base_url, root / "merged", "copy-run",
-                                           "copier")
-            merged = cli("merge", str(root / "shard-1"), str(root / "shard-2"), "--into",
-                         str(root / "merged"))
-            out["merge"] = {"returncode": merged.returncode, "stdout": merged.stdout,
-                            "stderr": merged.stderr}
-            done.write_text(json.dumps(out))
-    return json.loads(done.read_text())
+    def make(root: Path) -> dict:
+        out = {"root": str(root)}
+        with ScriptedServer(fade, context_length=16384) as fader, \
+                ScriptedServer("copy", context_length=16384) as copier:
+            out["whole"] = pytest_run(fader.base_url, root / "whole", "split", "fader")
+            out["shard1"] = pytest_run(fader.base_url, root / "shard-1", "split", "fader",
+                                       "--shard", "1/2")
+            out["shard2"] = pytest_run(fader.base_url, root / "shard-2", "split", "fader",
+                                       "--shard", "2/2", "-n", "2")
+            out["copier"] = pytest_run(copier.base_url, root / "merged", "copy-run",
+                                       "copier")
+        merged = cli("merge", str(root / "shard-1"), str(root / "shard-2"), "--into",
+                     str(root / "merged"))
+        out["merge"] = {"returncode": merged.returncode, "stdout": merged.stdout,
+                        "stderr": merged.stderr}
+        return out
+    return once_per_session(tmp_path_factory, "sharded", make)
 
 
 def records(results: Path, run_id: str) -> dict[str, dict]:
