@@ -435,9 +435,13 @@ def paired_delta(pairs: pd.DataFrame, experiment: Experiment, metric: str,
     lengths = np.asarray([length for length, _ in groups], dtype=float)
     rules = _Rules.of(experiment, settings, lengths)
     row = {EFFECTIVE_LENGTH: 1, ABSOLUTE_EFFECTIVE_LENGTH: 2, LENGTH_AUC: 3}[metric]
+    reasons = {}
     for side, column in (("baseline", 0), ("candidate", 1)):
         curve = np.array([[g[:, column].mean() for _, g in groups]])
-        reason = rules.refusals(float(rules.statistics(curve)[0, 0])).get(metric)
+        reasons[side] = rules.refusals(float(rules.statistics(curve)[0, 0])).get(metric)
+    if reasons["baseline"] is not None and reasons["baseline"] == reasons["candidate"]:
+        raise NoVerdict(f"{NO_VERDICT} ({reasons['baseline']}) in either run")
+    for side, reason in reasons.items():
         if reason is not None:
             raise NoVerdict(f"{NO_VERDICT} ({reason}) in the {side}")
 
