@@ -14,13 +14,15 @@ the gate looked at.
 
 Exit statuses (pytest's own are 0-5): ``REGRESSION_EXIT`` (7) when a cell regressed,
 ``NOT_COMPARABLE_EXIT`` (8) when the baseline cannot be compared (other stimuli, judge or
-tokenizer).
+tokenizer) or the gated score does not exist.
 
 A verdict number can be gated too: ``niah.effective_length:-20%`` (also
 ``absolute_effective_length``, ``length_auc``; ``verdicts.py``). It is recomputed on both runs
 from the samples they share, and its change is judged by a paired bootstrap (pairs resampled
 within each length): regressed when past the threshold and the bootstrap p-value, adjusted
-with the cells, is below alpha.
+with the cells, is below alpha. A verdict that is "no verdict" on either side (too few
+samples, a base score at chance, no bar) does not exist: gating it is exit 8, as for a
+missing score.
 
 No baseline yet (a missing file): the run is saved and passes with a warning.
 """
@@ -220,7 +222,8 @@ def comparability_problem(baseline: Baseline, identity: dict,
 
 def verdict_delta(baseline: pd.DataFrame, candidate: pd.DataFrame, experiment: Experiment,
                   metric: str, settings: VerdictSettings) -> CellDelta | None:
-    """How a verdict number (``effective_length``, ...) moved, over the paired samples."""
+    """How a verdict number (``effective_length``, ...) moved, over the paired samples;
+    None without pairs; ``verdicts.NoVerdict`` when a side has no such number."""
     from .verdicts import paired_delta
 
     pairs = paired_scores(baseline, candidate, experiment, experiment.metric,
@@ -257,11 +260,20 @@ def evaluate(thresholds: Sequence[Threshold], baseline: Baseline, identity: dict
                                     "not gated")
             continue
         if threshold.metric in VERDICT_METRICS:
-            delta = verdict_delta(baseline.frame, frame, experiment, threshold.metric, settings)
+            from .verdicts import NoVerdict
+
+            try:
+                delta = verdict_delta(baseline.frame, frame, experiment, threshold.metric,
+                                      settings)
+            except NoVerdict as error:
+                verdict.refusal = (f"--fail-on {threshold.text}: {experiment.name} "
+                                   f"{threshold.metric}: {error}; a verdict that does not "
+                                   "exist cannot be gated")
+                return verdict
             if delta is None:
                 verdict.warnings.append(f"{threshold.text}: no {threshold.metric} to compare "
-                                        f"(no paired scored samples of {experiment.name}, or "
-                                        "no rule for it); not gated")
+                                        f"(no paired scored samples of {experiment.name}); "
+                                        "not gated")
             else:
                 pending.append((threshold, delta))
             continue

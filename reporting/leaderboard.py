@@ -25,8 +25,9 @@ from .curve_tables import scored
 from .experiments import Experiment
 from .report import escape, html_table, image_tag, page
 from .store import ResultsStore, experiment_frames
-from .verdict_settings import VerdictSettings
-from .verdicts import NO_LENGTH_AXIS, Verdict, estimate_text, length_text, verdict
+from .verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
+                               VerdictSettings)
+from .verdicts import NO_LENGTH_AXIS, Verdict, estimate_text, verdict
 
 
 @dataclasses.dataclass
@@ -73,6 +74,11 @@ def collect(store: ResultsStore, experiments: dict[str, Experiment],
 
 
 # -- the table ---------------------------------------------------------------------------
+NUMBER_COLUMNS = {"effective length": EFFECTIVE_LENGTH,
+                  "absolute effective length": ABSOLUTE_EFFECTIVE_LENGTH,
+                  "length AUC": LENGTH_AUC}
+
+
 def columns(board: Leaderboard) -> list[tuple[str, str]]:
     """(experiment, column) pairs, in order."""
     out = []
@@ -80,8 +86,7 @@ def columns(board: Leaderboard) -> list[tuple[str, str]]:
         if experiment.length is None:
             out += [(name, experiment.metric.split(".")[-1] + " (all cells)")]
         else:
-            out += [(name, "effective length"), (name, "absolute effective length"),
-                    (name, "length AUC")]
+            out += [(name, column) for column in NUMBER_COLUMNS]
         out += [(name, "n"), (name, "run")]
     return out
 
@@ -94,16 +99,8 @@ def cell(entry: Entry | None, column: str) -> str:
         return str(v.n)
     if column == "run":
         return f"{entry.run_id} ({entry.scale or '?'})"
-    if column == "effective length":
-        return "—" if v.effective_length is None else \
-            length_text(v.effective_length, v.effective_length_censored, v.lengths)
-    if column == "absolute effective length":
-        if v.absolute_effective_length is None:
-            return "no bar"
-        return length_text(v.absolute_effective_length, v.absolute_effective_length_censored,
-                           v.lengths)
-    if column == "length AUC":
-        return estimate_text(v.length_auc)
+    if column in NUMBER_COLUMNS:  # the value and interval, or "no verdict (reason)"
+        return v.number_text(NUMBER_COLUMNS[column])
     return estimate_text(v.overall)  # an experiment without a length axis: its headline
 
 
@@ -127,8 +124,10 @@ def rules_text(board: Leaderboard) -> str:
             f"(absolute: {bars}); '>= L' when every tested length passed, '< L' when the "
             "shortest failed. Length AUC: area under the mean versus log(length), divided by "
             "the log-length span. Each value with its 95% bootstrap interval [low, high]; n: "
-            f"scored samples. Experiments without a length axis ({NO_LENGTH_AXIS}) show their "
-            "headline mean over all cells.")
+            f"scored samples. A length with fewer than {s.min_samples} scored samples is left "
+            "out; 'no verdict (reason)' where the data support no number (too few samples, "
+            "a base score at or below chance, no bar). Experiments without a length axis "
+            f"({NO_LENGTH_AXIS}) show their headline mean over all cells.")
 
 
 def markdown(board: Leaderboard) -> str:
@@ -145,9 +144,11 @@ def csv_text(board: Leaderboard) -> str:
     writer = csv.writer(handle, lineterminator="\n")
     fields = []
     for name, experiment in board.experiments.items():
-        numbers = ["overall"] if experiment.length is None else \
-            ["effective_length", "absolute_effective_length", "length_auc", "base"]
+        numbers = ["overall"] if experiment.length is None else [*NUMBER_COLUMNS.values(),
+                                                                 "base"]
         fields += [(name, f, part) for f in numbers for part in ("value", "low", "high")]
+        if experiment.length is not None:  # why a number is empty: "base score 0", ...
+            fields += [(name, f, "no_verdict") for f in NUMBER_COLUMNS.values()]
         fields += [(name, "n", None), (name, "run_id", None), (name, "scale", None)]
     writer.writerow(["model", *(f"{n}.{f}" + (f".{p}" if p else "") for n, f, p in fields)])
     for model in board.models:
@@ -159,6 +160,8 @@ def csv_text(board: Leaderboard) -> str:
             elif part is None:
                 out.append({"n": entry.verdict.n, "run_id": entry.run_id,
                             "scale": entry.scale}[field])
+            elif part == "no_verdict":
+                out.append(entry.verdict.no_verdict.get(field, ""))
             else:
                 estimate = getattr(entry.verdict, field)
                 value = None if estimate is None else getattr(estimate, part)

@@ -23,8 +23,9 @@ from .experiments import Experiment
 from .records import OUTCOMES
 from .store import experiment_frames
 from .summary import cell_label, summarize
-from .verdict_settings import VerdictSettings
-from .verdicts import NO_LENGTH_AXIS, Verdict, estimate_text, length_text
+from .verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
+                               VerdictSettings)
+from .verdicts import NO_LENGTH_AXIS, Verdict, estimate_text
 from .verdicts import verdicts as compute_verdicts
 
 SAMPLES_PER_CELL = 10  # the worst ones; every record is in samples.jsonl and the store
@@ -215,38 +216,36 @@ def page(title: str, body: str) -> str:
 
 # -- the run report ----------------------------------------------------------------------
 def verdict_table(verdict: Verdict) -> str:
-    """The verdict: each number with its 95% interval, the rule and the sample count."""
+    """The verdict: each number with its 95% interval (or why there is none), the rule and
+    the sample count."""
     if verdict.length_axis is None:
         return (f"<p><b>Verdict:</b> {NO_LENGTH_AXIS} (this experiment does not vary the "
                 f"input length); {escape(verdict.metric)} over all cells "
                 f"{escape(estimate_text(verdict.overall))}, n={verdict.n} scored samples.</p>")
-    if verdict.effective_length is None:
-        return f"<p><b>Verdict:</b> {escape(verdict.note)} (n={verdict.n}).</p>"
+    if verdict.refusal():
+        return (f"<p><b>Verdict:</b> {escape(verdict.why(EFFECTIVE_LENGTH))} "
+                f"(n={verdict.n}).</p>")
     lengths = verdict.lengths
     bar = ">=" if verdict.higher_is_better else "<="
+    chance = "" if verdict.chance is None else f"; chance {verdict.chance:g}"
     rows = [["base score", escape(f"mean at the shortest {len(verdict.base_lengths)} length(s): "
-                              + ", ".join(value_text(v) for v in verdict.base_lengths)),
+                              + ", ".join(value_text(v) for v in verdict.base_lengths)
+                              + chance),
              escape(estimate_text(verdict.base))],
             ["effective length (relative)",
              escape(f"{bar} {verdict.relative:g} x base" if verdict.higher_is_better
                 else f"<= {2 - verdict.relative:g} x base"),
-             escape(length_text(verdict.effective_length, verdict.effective_length_censored,
-                            lengths))]]
-    if verdict.absolute_effective_length is not None:
-        rows.append(["effective length (absolute)", escape(f"{bar} {verdict.absolute:g}"),
-                     escape(length_text(verdict.absolute_effective_length,
-                                    verdict.absolute_effective_length_censored, lengths))])
-    else:
-        rows.append(["effective length (absolute)", "no bar for this metric "
-                     "(--verdict-absolute EXPERIMENT=VALUE)", "—"])
-    rows.append(["length AUC", "area under mean vs log(length) / log-length span",
-                 escape(estimate_text(verdict.length_auc))])
-    note = (f"<p class='muted'>n={verdict.n} scored samples over {len(lengths)} lengths "
-            f"({escape(', '.join(value_text(v) for v in lengths))}); 95% intervals from a "
-            "stratified bootstrap (samples resampled within each length). "
-            + ("Lengths with no scored sample: "
-               f"{escape(', '.join(map(str, verdict.unscored_lengths)))}. "
-               if verdict.unscored_lengths else "")
+             escape(verdict.why(EFFECTIVE_LENGTH) or verdict.number_text(EFFECTIVE_LENGTH))],
+            ["effective length (absolute)",
+             escape(f"{bar} {verdict.absolute:g}") if verdict.absolute is not None else "—",
+             escape(verdict.why(ABSOLUTE_EFFECTIVE_LENGTH)
+                    or verdict.number_text(ABSOLUTE_EFFECTIVE_LENGTH))],
+            ["length AUC", "area under mean vs log(length) / log-length span",
+             escape(verdict.why(LENGTH_AUC) or verdict.number_text(LENGTH_AUC))]]
+    note = (f"<p class='muted'>n={sum(verdict.counts)} scored samples over {len(lengths)} "
+            f"lengths ({escape(', '.join(value_text(v) for v in lengths))}); 95% intervals "
+            "from a stratified bootstrap (samples resampled within each length). "
+            + "".join(f"{escape(line[0].upper() + line[1:])}. " for line in verdict.left_out())
             + ("'>=' means every tested length passed: the model may hold up beyond it."
                if verdict.effective_length_censored else "") + "</p>")
     return "<h3>Verdict</h3>" + html_table(["number", "rule", "value [95% interval]"], rows) + note

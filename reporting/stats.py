@@ -31,7 +31,7 @@ def bootstrap_interval(values: Sequence[float], confidence: float = CONFIDENCE,
         return (float(data[0]), float(data[0]))
     result = stats.bootstrap((data,), np.mean, confidence_level=confidence,
                              n_resamples=resamples, method="percentile",
-                             random_state=np.random.default_rng(seed))
+                             rng=np.random.default_rng(seed))  # scipy >= 1.15
     return (float(result.confidence_interval.low), float(result.confidence_interval.high))
 
 

@@ -14,6 +14,11 @@ RELATIVE = 0.85  # NoLiMa: the longest length still scoring >= 85% of the short-
 # RULER's fixed bar was Llama-2-7B's score at 4k (85.6%); ours applies to 0/1 ("rate")
 # metrics unless an experiment is given its own (a continuous metric has no natural bar).
 ABSOLUTE_FOR_RATES = 0.85
+# Fewest scored samples a length needs to enter a verdict. The percentile bootstrap interval
+# of a mean behaves like the normal-approximation one, which for a 0/1 score needs n x p >= 5
+# and n x (1 - p) >= 5: at least 10 samples even at p = 1/2. With fewer, a 95% interval is not
+# one (a length whose few samples agree resamples to a single value).
+MIN_SAMPLES = 10
 
 # The verdict's numbers, as the gate names them (``--fail-on niah.effective_length:-20%``).
 EFFECTIVE_LENGTH = "effective_length"
@@ -33,6 +38,8 @@ class VerdictSettings:
     absolute: tuple[tuple[str, float], ...] = ()
     # how many of the shortest lengths make the base score; None: the shortest quarter
     base_lengths: int | None = None
+    # a length with fewer scored samples is left out of the verdict (and named)
+    min_samples: int = MIN_SAMPLES
 
     def __post_init__(self) -> None:
         if not 0 < self.relative <= 1:
@@ -40,6 +47,8 @@ class VerdictSettings:
                                 "(0, 1], e.g. 0.85 (85% of the short-context score)")
         if self.base_lengths is not None and self.base_lengths < 1:
             raise SettingsError(f"--verdict-base-lengths {self.base_lengths}: give at least 1")
+        if self.min_samples < 1:
+            raise SettingsError(f"--verdict-min-samples {self.min_samples}: give at least 1")
 
     def absolute_for(self, experiment) -> float | None:
         """The absolute bar of ``experiment``: its own, else the global one, else the default."""
@@ -60,6 +69,7 @@ class VerdictSettings:
 
     def to_dict(self) -> dict:
         return {"relative": self.relative, "base_lengths": self.base_lengths,
+                "min_samples": self.min_samples,
                 "absolute": {name or "*": value for name, value in self.absolute}}
 
 
@@ -73,29 +83,31 @@ def parse_absolute(text: str) -> tuple[str, float]:
                             "e.g. 'niah=0.5'") from None
 
 
+_OPTIONS = ("verdict_relative", "verdict_absolute", "verdict_base_lengths",
+            "verdict_min_samples")
+
+
 def from_values(relative: float | None, absolute: list[str] | None,
-                base_lengths: int | None) -> VerdictSettings:
+                base_lengths: int | None, min_samples: int | None = None) -> VerdictSettings:
     return VerdictSettings(relative=RELATIVE if relative is None else relative,
                            absolute=tuple(parse_absolute(t) for t in absolute or ()),
-                           base_lengths=base_lengths)
+                           base_lengths=base_lengths,
+                           min_samples=MIN_SAMPLES if min_samples is None else min_samples)
 
 
 def from_pytest(config) -> VerdictSettings:
-    option = config.getoption
-    return from_values(option("verdict_relative"), option("verdict_absolute"),
-                       option("verdict_base_lengths"))
+    return from_values(*(config.getoption(name) for name in _OPTIONS))
 
 
 def from_args(args: argparse.Namespace) -> VerdictSettings | None:
     """The rules given on the command line; None when no verdict option was given."""
-    values = (args.verdict_relative, args.verdict_absolute, args.verdict_base_lengths)
+    values = tuple(getattr(args, name) for name in _OPTIONS)
     return None if all(v is None for v in values) else from_values(*values)
 
 
 def from_run_options(options: dict) -> VerdictSettings:
     """The rules a stored run was judged by (its pytest options), else the defaults."""
-    return from_values(options.get("verdict_relative"), options.get("verdict_absolute"),
-                       options.get("verdict_base_lengths"))
+    return from_values(*(options.get(name) for name in _OPTIONS))
 
 
 _HELP = {
@@ -106,6 +118,9 @@ _HELP = {
                 "0/1 metrics, none for continuous ones)",
     "base_lengths": "how many of the shortest tested lengths make the base score of the "
                     "relative rule (default: the shortest quarter, at least one)",
+    "min_samples": "fewest scored samples a length needs to enter a verdict; a thinner length "
+                   f"is left out and named, and with none left there is no verdict (default: "
+                   f"{MIN_SAMPLES})",
 }
 
 
@@ -117,3 +132,5 @@ def add_options(add) -> None:
         help=_HELP["absolute"])
     add("--verdict-base-lengths", type=int, default=None, metavar="K",
         help=_HELP["base_lengths"])
+    add("--verdict-min-samples", type=int, default=None, metavar="N",
+        help=_HELP["min_samples"])

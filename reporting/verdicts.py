@@ -25,6 +25,15 @@ A caveat the intervals share with every percentile bootstrap: a length whose few
 agree (3 of 3 right) always resamples to the same mean, so with a handful of samples per
 length the intervals are narrower than the per-cell Wilson intervals suggest; read them with
 the sample counts beside them.
+
+No verdict from data that cannot support one (``no_verdict``: verdict number -> reason):
+- a length with fewer than ``min_samples`` scored samples is left out of the curve and named
+  (``thin_lengths``), as a length with none is; with no length left, or none scored, no
+  number is stated ("too few samples", "no length scored");
+- the relative rule needs a base above the experiment's chance level (``Experiment.chance``)
+  and above 0 (85% of 0 is no bar): at or below it every length would "hold up" ("base
+  score 0"). The absolute rule and the AUC do not read the base: they are still stated;
+- the absolute rule needs a bar (and one past chance); the AUC needs two lengths.
 """
 
 from __future__ import annotations
@@ -48,6 +57,17 @@ RESAMPLES = 2000
 SEED = 0
 _TOLERANCE = 1e-12  # 0.85 x 1.0 must pass at exactly 0.85
 NO_LENGTH_AXIS = "no length axis"
+NO_VERDICT = "no verdict"
+# why a verdict number is not stated (the first words of its "no verdict (...)")
+TOO_FEW_SAMPLES = "too few samples"
+NO_LENGTH_SCORED = "no length scored"
+NO_BAR = "no bar for this metric"
+ONE_LENGTH = "one length"
+NUMBERS = (EFFECTIVE_LENGTH, ABSOLUTE_EFFECTIVE_LENGTH, LENGTH_AUC)
+
+
+class NoVerdict(ValueError):
+    """A verdict number the data cannot support, asked for by the gate."""
 
 
 @dataclasses.dataclass
@@ -82,11 +102,45 @@ class Verdict:
     absolute_effective_length_censored: bool = False
     length_auc: Estimate | None = None
     note: str = ""
+    chance: float | None = None  # the experiment's chance level
+    min_samples: int = 1
+    thin_lengths: list = dataclasses.field(default_factory=list)  # left out: too few samples
+    thin_counts: list = dataclasses.field(default_factory=list)
+    # verdict number (``effective_length``, ...) -> why it is not stated ("base score 0")
+    no_verdict: dict = dataclasses.field(default_factory=dict)
 
     def number(self, name: str) -> float | None:
         """The point value of a verdict metric (``effective_length``, ...), for the gate."""
         estimate = getattr(self, name, None)
         return None if estimate is None else estimate.value
+
+    def refusal(self) -> str | None:
+        """Why the whole verdict is withheld (every number refused for one reason), or None."""
+        reasons = {self.no_verdict.get(name) for name in NUMBERS}
+        return reasons.pop() if len(reasons) == 1 and None not in reasons else None
+
+    def why(self, name: str) -> str | None:
+        """``no verdict (reason): explanation`` for a number that is not stated, else None."""
+        reason = self.no_verdict.get(name)
+        if reason is None:
+            return None
+        if reason == TOO_FEW_SAMPLES:
+            explained = (f"every scored length has fewer than {self.min_samples} scored "
+                         f"samples ({_counted(self.thin_lengths, self.thin_counts)}); run "
+                         "more samples or lower --verdict-min-samples")
+        elif reason == NO_LENGTH_SCORED:
+            explained = f"no sample with a length ({self.length_axis}) was scored"
+        elif reason.startswith("base score"):
+            level = "0" if self.chance is None else f"chance ({self.chance:g})"
+            explained = (f"the mean at {_join(self.base_lengths)} is at or below {level}, so "
+                         "every length would hold up relative to it")
+        elif reason == NO_BAR:
+            explained = "give one with --verdict-absolute EXPERIMENT=VALUE"
+        elif reason == ONE_LENGTH:
+            explained = "an area needs two lengths"
+        else:
+            explained = ""
+        return f"{NO_VERDICT} ({reason})" + (f": {explained}" if explained else "")
 
     def to_dict(self) -> dict:
         out = {}
@@ -106,28 +160,49 @@ class Verdict:
         if self.length_axis is None:
             return (f"verdict: {NO_LENGTH_AXIS}; {self.metric} over all cells "
                     f"{estimate_text(self.overall)} (n={self.n})")
-        if self.effective_length is None:
-            return f"verdict: {self.note} (n={self.n})"
+        if self.refusal():
+            return f"verdict: {self.why(EFFECTIVE_LENGTH)} (n={self.n})"
         bar = ">=" if self.higher_is_better else "<="
         factor = self.relative if self.higher_is_better else 2 - self.relative
-        lines = [f"verdict (n={self.n} scored samples over {len(self.lengths)} lengths, "
-                 f"{_length(self.lengths[0])} to {_length(self.lengths[-1])}; 95% intervals):",
-                 f"  effective length, relative: "
-                 f"{self._length(self.effective_length, self.effective_length_censored)}  "
-                 f"(mean {bar} {factor:g} x base {estimate_text(self.base)}, the mean at "
-                 f"{_join(self.base_lengths)})"]
+        lines = [f"verdict (n={sum(self.counts)} scored samples over {len(self.lengths)} "
+                 f"lengths, {_length(self.lengths[0])} to {_length(self.lengths[-1])}; 95% "
+                 "intervals):"]
+        if self.effective_length is None:
+            lines.append(f"  effective length, relative: {self.why(EFFECTIVE_LENGTH)}")
+        else:
+            lines.append(f"  effective length, relative: "
+                         f"{self._length(self.effective_length, self.effective_length_censored)}"
+                         f"  (mean {bar} {factor:g} x base {estimate_text(self.base)}, the mean "
+                         f"at {_join(self.base_lengths)})")
         if self.absolute_effective_length is not None:
             shown = self._length(self.absolute_effective_length,
                                  self.absolute_effective_length_censored)
             lines.append(f"  effective length, absolute: {shown}  (mean {bar} "
                          f"{self.absolute:g})")
         else:
-            lines.append("  effective length, absolute: no bar for this metric "
-                         "(--verdict-absolute EXPERIMENT=VALUE)")
-        lines.append(f"  length AUC: {estimate_text(self.length_auc)}")
-        if self.unscored_lengths:
-            lines.append(f"  lengths with no scored sample: {_join(self.unscored_lengths)}")
+            lines.append(f"  effective length, absolute: {self.why(ABSOLUTE_EFFECTIVE_LENGTH)}")
+        lines.append(f"  length AUC: {self.number_text(LENGTH_AUC)}")
+        lines += [f"  {line}" for line in self.left_out()]
         return "\n".join(lines)
+
+    def number_text(self, name: str) -> str:
+        """One verdict number as the tables show it: the value and interval, or why not."""
+        if name in self.no_verdict:
+            return f"{NO_VERDICT} ({self.no_verdict[name]})"
+        if name == LENGTH_AUC:
+            return estimate_text(self.length_auc)
+        censored = getattr(self, f"{name}_censored")
+        return self._length(getattr(self, name), censored)
+
+    def left_out(self) -> list[str]:
+        """The tested lengths the verdict does not read, and why."""
+        lines = []
+        if self.thin_lengths:
+            lines.append(f"lengths left out, fewer than {self.min_samples} scored samples: "
+                         f"{_counted(self.thin_lengths, self.thin_counts)}")
+        if self.unscored_lengths:
+            lines.append(f"lengths with no scored sample: {_join(self.unscored_lengths)}")
+        return lines
 
     def _length(self, estimate: Estimate, censored: bool) -> str:
         return length_text(estimate, censored, self.lengths)
@@ -154,21 +229,33 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
     mean, low, high, n = mean_interval(values.tolist(), experiment.metric_kind)
     found = Verdict(experiment.name, experiment.metric.split(".")[-1],
                     experiment.higher_is_better, experiment.length, n,
-                    Estimate(_finite(mean), _finite(low), _finite(high)))
+                    Estimate(_finite(mean), _finite(low), _finite(high)),
+                    chance=experiment.chance, min_samples=settings.min_samples)
     if experiment.length is None:
         found.note = NO_LENGTH_AXIS
         return found
     mine = frame[frame["experiment"] == experiment.name] if not frame.empty else frame
-    if experiment.length not in mine or usable.empty:
-        found.note = f"no scored samples with a length ({experiment.length})"
+    if experiment.length not in mine:
+        found.no_verdict = dict.fromkeys(NUMBERS, NO_LENGTH_SCORED)
         return found
-    groups = [(length, part[experiment.metric].astype(float).to_numpy())
-              for length, part in usable.groupby(experiment.length, sort=True)]
+    scored_lengths = set(usable[experiment.length]) if not usable.empty else set()
+    found.unscored_lengths = sorted(_plain(v) for v in set(mine[experiment.length].dropna())
+                                    - scored_lengths)
+    if usable.empty:
+        found.no_verdict = dict.fromkeys(NUMBERS, NO_LENGTH_SCORED)
+        return found
+    groups, thin = _enough(
+        [(length, part[experiment.metric].astype(float).to_numpy())
+         for length, part in usable.groupby(experiment.length, sort=True)],
+        settings.min_samples)
+    found.thin_lengths = [_plain(length) for length, _ in thin]
+    found.thin_counts = [len(values) for _, values in thin]
+    if not groups:
+        found.no_verdict = dict.fromkeys(NUMBERS, TOO_FEW_SAMPLES)
+        return found
     lengths = [length for length, _ in groups]
     found.lengths, found.counts = [_plain(v) for v in lengths], [len(v) for _, v in groups]
     found.means = [float(v.mean()) for _, v in groups]
-    found.unscored_lengths = sorted(_plain(v) for v in set(mine[experiment.length].dropna())
-                                    - set(lengths))
     rules = _Rules.of(experiment, settings, np.asarray(lengths, dtype=float))
     found.base_lengths = found.lengths[:rules.base_k]
     found.relative, found.absolute = settings.relative, rules.absolute
@@ -178,14 +265,22 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
     base, rel, abs_, auc = observed
     low, high = _interval(distribution)
     found.base = Estimate(float(base), low[0], high[0])
-    found.effective_length = rules.length_estimate(rel, distribution[1])
-    found.effective_length_censored = int(rel) == len(lengths) - 1
-    if rules.absolute is not None:
+    found.no_verdict = rules.refusals(float(base))
+    if EFFECTIVE_LENGTH not in found.no_verdict:
+        found.effective_length = rules.length_estimate(rel, distribution[1])
+        found.effective_length_censored = int(rel) == len(lengths) - 1
+    if ABSOLUTE_EFFECTIVE_LENGTH not in found.no_verdict:
         found.absolute_effective_length = rules.length_estimate(abs_, distribution[2])
         found.absolute_effective_length_censored = int(abs_) == len(lengths) - 1
-    if len(lengths) >= 2:
+    if LENGTH_AUC not in found.no_verdict:
         found.length_auc = Estimate(float(auc), low[3], high[3])
     return found
+
+
+def _enough(groups: list, min_samples: int) -> tuple[list, list]:
+    """(length, values) groups with at least ``min_samples`` values, and the thinner ones."""
+    return ([g for g in groups if len(g[1]) >= min_samples],
+            [g for g in groups if len(g[1]) < min_samples])
 
 
 def verdicts(frame: pd.DataFrame, experiments: dict[str, Experiment],
@@ -206,11 +301,33 @@ class _Rules:
     relative: float
     absolute: float | None
     higher: bool
+    chance: float | None
 
     @classmethod
     def of(cls, experiment: Experiment, settings: VerdictSettings, lengths: np.ndarray):
         return cls(lengths, settings.base_count(len(lengths)), settings.relative,
-                   settings.absolute_for(experiment), experiment.higher_is_better)
+                   settings.absolute_for(experiment), experiment.higher_is_better,
+                   experiment.chance)
+
+    def _beats_chance(self, value: float) -> bool:
+        if self.chance is None:
+            return True
+        return value > self.chance if self.higher else value < self.chance
+
+    def refusals(self, base: float) -> dict[str, str]:
+        """The verdict numbers these rules cannot state on a curve with this base score."""
+        out = {}
+        # 0.85 x a base at chance (or at 0) is a bar every length clears
+        if not self._beats_chance(base) or (self.higher and base <= 0):
+            out[EFFECTIVE_LENGTH] = f"base score {base:.3g}"
+        if self.absolute is None:
+            out[ABSOLUTE_EFFECTIVE_LENGTH] = NO_BAR
+        elif not self._beats_chance(self.absolute):
+            out[ABSOLUTE_EFFECTIVE_LENGTH] = (f"bar {self.absolute:g} at or below chance "
+                                              f"{self.chance:g}")
+        if len(self.lengths) < 2:
+            out[LENGTH_AUC] = ONE_LENGTH
+        return out
 
     def statistics(self, means: np.ndarray) -> np.ndarray:
         """(base, relative index, absolute index, AUC) per curve; an index is -1 when the
@@ -303,17 +420,30 @@ def paired_delta(pairs: pd.DataFrame, experiment: Experiment, metric: str,
     ``pairs`` has the length column and ``baseline``/``candidate`` headline scores, one row
     per paired sample (``compare.paired_scores``). Pairs are resampled within each length,
     the same draw for both runs, and the verdict recomputed on both sides: the interval and
-    the p-value are those of the difference.
+    the p-value are those of the difference. None without pairs; ``NoVerdict`` when either
+    side's curve supports no such number (the rules of ``verdict``: too few pairs at every
+    length, a base at chance, no bar).
     """
     if pairs.empty or experiment.length not in pairs:
         return None
-    groups = [(length, part[["baseline", "candidate"]].to_numpy(dtype=float))
-              for length, part in pairs.groupby(experiment.length, sort=True)]
+    groups, _ = _enough([(length, part[["baseline", "candidate"]].to_numpy(dtype=float))
+                         for length, part in pairs.groupby(experiment.length, sort=True)],
+                        settings.min_samples)
+    if not groups:
+        raise NoVerdict(f"{NO_VERDICT} ({TOO_FEW_SAMPLES}): no length has "
+                        f"{settings.min_samples} paired scored samples")
     lengths = np.asarray([length for length, _ in groups], dtype=float)
     rules = _Rules.of(experiment, settings, lengths)
     row = {EFFECTIVE_LENGTH: 1, ABSOLUTE_EFFECTIVE_LENGTH: 2, LENGTH_AUC: 3}[metric]
-    if (row == 2 and rules.absolute is None) or (row == 3 and len(lengths) < 2):
-        return None
+    reasons = {}
+    for side, column in (("baseline", 0), ("candidate", 1)):
+        curve = np.array([[g[:, column].mean() for _, g in groups]])
+        reasons[side] = rules.refusals(float(rules.statistics(curve)[0, 0])).get(metric)
+    if reasons["baseline"] is not None and reasons["baseline"] == reasons["candidate"]:
+        raise NoVerdict(f"{NO_VERDICT} ({reasons['baseline']}) in either run")
+    for side, reason in reasons.items():
+        if reason is not None:
+            raise NoVerdict(f"{NO_VERDICT} ({reason}) in the {side}")
 
     def value(means: np.ndarray) -> np.ndarray:
         found = rules.statistics(means)[row]
@@ -366,6 +496,10 @@ def _length(value) -> str:
 
 def _join(values: Sequence) -> str:
     return ", ".join(_length(v) for v in values)
+
+
+def _counted(lengths: Sequence, counts: Sequence) -> str:
+    return ", ".join(f"{_length(v)}: {c}" for v, c in zip(lengths, counts))
 
 
 def number_text(value: float | None) -> str:

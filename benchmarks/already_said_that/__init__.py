@@ -21,6 +21,9 @@ EXPERIMENT = Experiment(
     # No length axis: the dialogue grows turn by turn and the metric (turns survived) is
     # itself where the model stopped holding up.
     length=None,
+    # No single chance level: a coin's turns survived depend on the variant (2 with
+    # distractors, 1 without: scoring.random_baseline_turns); --model builtin:random plays it.
+    chance=None,
     render=f"{__name__}.plots:render",
 )
 
@@ -48,9 +51,12 @@ def add_options(group) -> None:
                     default="corrected",
                     help="reverse-sort-words-eng ideals: corrected (default) or the original "
                          "data with its two wrong ideals")
-    group.addoption("--ast-distractor-match", choices=("exact", "fuzzy"), default="exact",
+    group.addoption("--ast-distractor-match", choices=grid.DISTRACTOR_MATCHES,
+                    default="exact",
                     help="already-said-that distractor grading: the original's exact match "
-                         "(default) or fuzzy (normalized containment)")
+                         "(default); fuzzy (normalised, the ideal's words inside the answer) "
+                         "where the source eval used it, ambiguous-sentences; fuzzy-all: on "
+                         "every variant")
     group.addoption("--ast-max-tokens", type=int, default=None, metavar="TOKENS",
                     help="already-said-that output tokens per turn (default "
                          f"{grid.MAX_TOKENS['test']} at --scale test, "

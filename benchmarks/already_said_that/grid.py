@@ -16,6 +16,11 @@ from fixtures.parametrize import SampleParams
 # The original's variant names, in its order, with underscores (ids, options and params).
 VARIANTS = ("which_is_heavier", "first_letters", "ambiguous_sentences",
             "reverse_sort_words_eng", "distractorless")
+# The variants whose source eval graded with a fuzzy match (openai/evals registry:
+# ambiguous-sentences ran FuzzyMatch; which-is-heavier, first-letters and reverse-sort-words-eng
+# ran Match). ``--ast-distractor-match fuzzy`` applies it there only, ``fuzzy-all`` everywhere.
+FUZZY_VARIANTS = ("ambiguous_sentences",)
+DISTRACTOR_MATCHES = ("exact", "fuzzy", "fuzzy-all")
 MAX_TURNS = 100
 WORDS_PER_SAMPLE = 100
 ORIGINAL_LISTS = 500
@@ -38,7 +43,7 @@ class Settings:
     word_source: str = "original"  # or "wordnet": new lists sampled from WordNet
     adversarial_pool: str = "distractors"  # or "original" (adds yes/no), "none"
     reverse_sort_ideals: str = "corrected"  # or "original" (keeps the two wrong ideals)
-    distractor_match: str = "exact"  # or "fuzzy"
+    distractor_match: str = "exact"  # or "fuzzy" (FUZZY_VARIANTS only), "fuzzy-all"
     max_tokens: int | None = None  # None: the scale's default
 
 
@@ -51,7 +56,7 @@ class AlreadySaidThatSample(SampleParams):
     word_source: str
     adversarial_pool: str
     reverse_sort_ideals: str
-    distractor_match: str
+    distractor_match: str  # as applied to this variant: "exact" or "fuzzy"
 
     @property
     def id(self) -> str:
@@ -79,7 +84,17 @@ def parse_variants(values: list[str] | None) -> tuple[str, ...]:
     return tuple(v for v in VARIANTS if v in chosen)
 
 
+def distractor_match(variant: str, option: str) -> str:
+    """How ``variant``'s distractor answers are graded under ``--ast-distractor-match``."""
+    if option == "fuzzy-all" or (option == "fuzzy" and variant in FUZZY_VARIANTS):
+        return "fuzzy"
+    return "exact"
+
+
 def check(settings: Settings) -> None:
+    if settings.distractor_match not in DISTRACTOR_MATCHES:
+        raise ValueError(f"--ast-distractor-match {settings.distractor_match!r}: choose from "
+                         + ", ".join(DISTRACTOR_MATCHES))
     if not 1 <= settings.max_turns <= WORDS_PER_SAMPLE:
         raise ValueError(f"--ast-max-turns {settings.max_turns}: must be between 1 and "
                          f"{WORDS_PER_SAMPLE} (a sample has {WORDS_PER_SAMPLE} words)")
@@ -109,7 +124,8 @@ def build(scale: str, settings: Settings) -> list[AlreadySaidThatSample]:
     def sample(variant: str, index: int, max_turns: int) -> AlreadySaidThatSample:
         return AlreadySaidThatSample(variant, index, max_turns, settings.seed,
                                      settings.word_source, settings.adversarial_pool,
-                                     settings.reverse_sort_ideals, settings.distractor_match)
+                                     settings.reverse_sort_ideals,
+                                     distractor_match(variant, settings.distractor_match))
 
     samples = [sample(v, i, settings.max_turns) for v in settings.variants for i in numbers]
     if settings.max_turns > SMOKE_MAX_TURNS:

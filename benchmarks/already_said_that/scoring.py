@@ -42,23 +42,32 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
 def normalize(text: str) -> str:
-    """Lower case, no punctuation, no articles, single spaces (for fuzzy matching)."""
+    """FuzzyMatch's normalisation (openai/evals ``elsuite.utils.normalize``): lower case, no
+    punctuation, no articles, single spaces; except that text made only of articles keeps
+    them ("The." is "the"), where the original leaves nothing."""
     text = text.lower().translate(str.maketrans("", "", string.punctuation))
-    return " ".join(_ARTICLES.sub(" ", text).split())
+    return " ".join(_ARTICLES.sub(" ", text).split()) or " ".join(text.split())
 
 
 def distractor_correct(answer: str | None, ideal: str, match: str = "exact") -> bool:
-    """The original's exact match, or (``fuzzy``) either normalized text inside the other.
+    """The original's exact match, or (``fuzzy``) the ideal's words inside the answer's.
 
-    Exact match fails "the city councilmen" against "city councilmen"; the source eval of
-    ambiguous-sentences graded with a fuzzy match like the second one.
+    Exact: ``answer == ideal.strip().lower()``, as already_said_that compares. Fuzzy, for the
+    variants whose source eval graded with FuzzyMatch (``grid.FUZZY_VARIANTS``): both sides
+    normalised (``normalize``), then the ideal's words must appear whole and in order among
+    the answer's. An answer may say more, as FuzzyMatch allows ("the city councilmen feared
+    violence" for "city councilmen"), never less: FuzzyMatch also accepts the answer inside
+    the ideal, character by character, which credits "e" for "define", "y" for "yes" and the
+    first word of a list.
     """
     if answer is None:
         return False
     if match == "exact":
         return answer == ideal.strip().lower()
-    said, wanted = normalize(answer), normalize(ideal)
-    return bool(said) and bool(wanted) and (said in wanted or wanted in said)
+    said, wanted = normalize(answer).split(), normalize(ideal).split()
+    if not said or not wanted:
+        return False
+    return any(said[i:i + len(wanted)] == wanted for i in range(len(said) - len(wanted) + 1))
 
 
 # -- one sample ----------------------------------------------------------------------------

@@ -17,6 +17,8 @@ EXPERIMENT = Experiment(
           "params.depth"),
     metric="scores.correct",
     metric_kind="rate",
+    # An open answer judged against the needle's phrasings: a guess never names the needle.
+    chance=0.0,
     length="params.length",  # o200k tokens
     render=f"{__name__}.plots:render",
     findings=f"{__name__}.agreement:findings",  # the LLM judge against the deterministic one

@@ -23,6 +23,8 @@ EXPERIMENT = Experiment(
     # No length axis: RE3 varies the repetition pattern and the task; its prompt lengths
     # follow from those (GSM8K, MMLU, 1k-8k haystacks), so a curve over them would mix tasks.
     length=None,
+    # No single chance level: the tasks mix four-option MMLU (1/4) with open answers (0).
+    chance=None,
     render=f"{__name__}.plots:render",
 )
 

@@ -13,6 +13,9 @@ EXPERIMENT = Experiment(
     cell=("params.common", "params.modified", "params.n"),
     metric="scores.levenshtein",
     metric_kind="mean",
+    # No chance level: a copy's similarity has no value "by guessing" (an empty output scores
+    # the floor, 0, and a base of 0 supports no relative verdict whatever the chance level).
+    chance=None,
     length="params.n",  # words in the sequence
     render=f"{__name__}.plots:render",
 )

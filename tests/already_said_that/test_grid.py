@@ -65,6 +65,7 @@ def test_variant_option(values, expected):
     (grid.Settings(samples=0), "--ast-samples 0"),
     (grid.Settings(samples=501), "--ast-words wordnet"),
     (grid.Settings(max_tokens=0), "--ast-max-tokens 0"),
+    (grid.Settings(distractor_match="close"), "--ast-distractor-match 'close'"),
 ])
 def test_bad_options_are_named(settings, message):
     with pytest.raises(ValueError, match=message):
@@ -80,3 +81,21 @@ def test_output_budget_per_scale():
     assert grid.max_tokens("test", grid.Settings()) == 64
     assert grid.max_tokens("full", grid.Settings()) == 512
     assert grid.max_tokens("test", grid.Settings(max_tokens=200)) == 200
+
+
+@pytest.mark.parametrize("option, fuzzy_variants", [
+    ("exact", set()),
+    ("fuzzy", {"ambiguous_sentences"}),  # where the source eval graded with FuzzyMatch
+    ("fuzzy-all", set(grid.VARIANTS)),
+])
+def test_fuzzy_matching_applies_where_the_source_eval_applied_it(option, fuzzy_variants):
+    samples = grid.build("test", grid.Settings(distractor_match=option))
+    assert {s.variant for s in samples if s.distractor_match == "fuzzy"} == fuzzy_variants
+    assert {s.distractor_match for s in samples} <= {"exact", "fuzzy"}  # as applied
+
+
+def test_a_variant_graded_exactly_either_way_has_the_same_sample():
+    exact = grid.build("test", grid.Settings())
+    fuzzy = grid.build("test", grid.Settings(distractor_match="fuzzy"))
+    same = [a == b for a, b in zip(exact, fuzzy)]
+    assert same == [s.variant != "ambiguous_sentences" for s in exact]

@@ -52,6 +52,42 @@ def test_distractor_matching():
     assert not scoring.distractor_correct(None, "jane", "fuzzy")
 
 
+@pytest.mark.parametrize("answer, ideal, credited", [
+    # an answer that normalises to an article is still an answer: first letters of
+    # "Try her enchiladas." (FuzzyMatch's normalisation leaves nothing of it)
+    ("the", "the", True),
+    ("The.", "the", True),
+    ("a", "the", False),  # FuzzyMatch credits it: both sides normalise to nothing
+    ("an", "the", False),
+    # a partial word is not a match (FuzzyMatch compares characters: "e" is in "define")
+    ("e", "define", False),
+    ("y", "yes", False),
+    ("defin", "define", False),
+    ("es", "yes", False),
+    # nor the first item of a list, nor any part of it
+    ("venomous", "venomous, tranquil, miniature", False),
+    ("venomous, tranquil", "venomous, tranquil, miniature", False),
+    ("venomous, tranquil, miniature", "venomous, tranquil, miniature", True),
+    ("Venomous tranquil miniature.", "venomous, tranquil, miniature", True),
+    ("councilmen", "city councilmen", False),
+    # an answer may say more, as FuzzyMatch allows: the ideal's words, whole and in order
+    ("the city councilmen feared violence", "city councilmen", True),
+    ("city-councilmen", "city councilmen", False),  # one word once the hyphen goes
+    ("councilmen city", "city councilmen", False),
+    ("samuel", "sam", False),
+    ("yes", "yes", True),
+    ("  ", "yes", False),
+])
+def test_fuzzy_distractor_matching(answer, ideal, credited):
+    assert scoring.distractor_correct(answer, ideal, "fuzzy") is credited
+
+
+def test_fuzzy_matching_keeps_the_originals_normalisation_otherwise():
+    assert scoring.normalize("The City, the Councilmen!") == "city councilmen"
+    assert scoring.normalize("  an  apple ") == "apple"
+    assert scoring.normalize("The.") == "the" and scoring.normalize("...") == ""
+
+
 def _dialogue(replies, max_turns=100, fits=lambda m: True, distractors=True):
     """Play with scripted replies (text, None, or a function of messages and dialogue)."""
     dialogue = conversation(5, distractors=DISTRACTORS if distractors else [])

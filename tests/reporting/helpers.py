@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Callable
 
 from reporting.experiments import Experiment
 from reporting.records import SampleRecord, stimulus_hash
@@ -57,3 +59,16 @@ def shared_folder(tmp_path_factory) -> Path:
     subfolder of it); without xdist the base temp itself, never a folder of older sessions."""
     base = tmp_path_factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def once_per_session(tmp_path_factory, name: str, make: Callable[[Path], dict]) -> dict:
+    """``make(folder)``'s JSON-able result, made once per test session even under xdist: the
+    first worker to ask makes it in ``<session folder>/name``, the others wait and read it."""
+    from filelock import FileLock
+
+    shared = shared_folder(tmp_path_factory)
+    done = shared / f"{name}.json"
+    with FileLock(str(shared / f"{name}.lock")):
+        if not done.exists():
+            done.write_text(json.dumps(make(shared / name)))
+    return json.loads(done.read_text())

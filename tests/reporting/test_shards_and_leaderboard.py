@@ -4,7 +4,9 @@ the real openai client against the scripted server, a real SQLite store, a real 
 Two scripted models answer repeated words (5 lengths x 3 positions at --scale test):
 ``copier`` copies perfectly; ``fader`` copies up to 100 words and drops one word in three
 beyond (the scripted server's ``copy`` and ``drop`` responders), a curve whose effective
-length is known: 100 words.
+length is known: 100 words. Three samples per length are fewer than a verdict needs by
+default (``--verdict-min-samples``, 10): these runs, and the commands that re-judge them, lower
+it to 3 to check the arithmetic on a known curve.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from reporting.records import SampleRecord
 from reporting.store import ResultsStore
 
 from .browser import chromium_path, visit
-from .helpers import shared_folder
+from .helpers import once_per_session
 
 ROOT = Path(__file__).resolve().parents[2]
 FADES_AFTER = 100  # words
 VOLATILE = ("run_id", "latency_s", "finished_at", "worker")  # differ between any two runs
+THREE_SAMPLES = ("--verdict-min-samples", "3")
 
 
 def fade(request: dict) -> str:
@@ -39,7 +42,7 @@ def pytest_run(base_url: str, results: Path, run_id: str, model: str, *extra: st
     process = subprocess.run(
         [sys.executable, "-m", "pytest", "benchmarks", "-m", "repeated_words", "-q",
          "-p", "no:cacheprovider", "--model", model, "--base-url", base_url,
-         "--results-dir", str(results), "--run-id", run_id, *extra],
+         "--results-dir", str(results), "--run-id", run_id, *THREE_SAMPLES, *extra],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
     return process.stdout
@@ -54,29 +57,23 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 def made(tmp_path_factory) -> dict:
     """Once per session (xdist included): the fader's run whole, then as two shards (the
     second on two xdist workers) merged into a store that also holds a run of the copier."""
-    from filelock import FileLock
-
-    shared = shared_folder(tmp_path_factory)
-    done = shared / "sharded-runs.json"
-    with FileLock(str(shared / "sharded-runs.lock")):
-        if not done.exists():
-            root = shared / "sharded"
-            out = {"root": str(root)}
-            with ScriptedServer(fade, context_length=16384) as fader, \
-                    ScriptedServer("copy", context_length=16384) as copier:
-                out["whole"] = pytest_run(fader.base_url, root / "whole", "split", "fader")
-                out["shard1"] = pytest_run(fader.base_url, root / "shard-1", "split", "fader",
-                                           "--shard", "1/2")
-                out["shard2"] = pytest_run(fader.base_url, root / "shard-2", "split", "fader",
-                                           "--shard", "2/2", "-n", "2")
-                out["copier"] = pytest_run(copier.base_url, root / "merged", "copy-run",
-                                           "copier")
-            merged = cli("merge", str(root / "shard-1"), str(root / "shard-2"), "--into",
-                         str(root / "merged"))
-            out["merge"] = {"returncode": merged.returncode, "stdout": merged.stdout,
-                            "stderr": merged.stderr}
-            done.write_text(json.dumps(out))
-    return json.loads(done.read_text())
+    def make(root: Path) -> dict:
+        out = {"root": str(root)}
+        with ScriptedServer(fade, context_length=16384) as fader, \
+                ScriptedServer("copy", context_length=16384) as copier:
+            out["whole"] = pytest_run(fader.base_url, root / "whole", "split", "fader")
+            out["shard1"] = pytest_run(fader.base_url, root / "shard-1", "split", "fader",
+                                       "--shard", "1/2")
+            out["shard2"] = pytest_run(fader.base_url, root / "shard-2", "split", "fader",
+                                       "--shard", "2/2", "-n", "2")
+            out["copier"] = pytest_run(copier.base_url, root / "merged", "copy-run",
+                                       "copier")
+        merged = cli("merge", str(root / "shard-1"), str(root / "shard-2"), "--into",
+                     str(root / "merged"))
+        out["merge"] = {"returncode": merged.returncode, "stdout": merged.stdout,
+                        "stderr": merged.stderr}
+        return out
+    return once_per_session(tmp_path_factory, "sharded", make)
 
 
 def records(results: Path, run_id: str) -> dict[str, dict]:
@@ -142,7 +139,7 @@ def test_report_gate_and_compare_read_the_merged_run(made, tmp_path):
     report = cli("report", "split", "--results-dir", merged)
     assert report.returncode == 0, report.stderr
     gate = cli("gate", "split", "--baseline", "copy-run", "--results-dir", merged,
-               "--fail-on", "repeated_words.effective_length:-20%")
+               "--fail-on", "repeated_words.effective_length:-20%", *THREE_SAMPLES)
     assert gate.returncode == 7, gate.stdout + gate.stderr
     assert "REGRESSED repeated_words effective_length [all lengths]: 500.000 -> 100.000" \
         in gate.stdout
@@ -162,7 +159,8 @@ def test_merge_refuses_a_target_that_already_holds_the_run(made):
 
 def test_the_leaderboard_ranks_both_models_and_opens_in_chromium(made, tmp_path):
     merged = Path(made["root"]) / "merged"
-    board = cli("leaderboard", "--results-dir", str(merged), "--out", str(tmp_path))
+    board = cli("leaderboard", "--results-dir", str(merged), "--out", str(tmp_path),
+                *THREE_SAMPLES)
     assert board.returncode == 0, board.stderr
     rows = {line.split(" | ")[0].strip("| "): line for line in board.stdout.splitlines()
             if line.startswith("| copier") or line.startswith("| fader")}

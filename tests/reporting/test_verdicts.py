@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -113,13 +114,13 @@ def test_intervals_are_seeded_and_widen_with_fewer_samples():
     means = dict(zip(LENGTHS, (1.0, 0.95, 0.9, 0.85, 0.7, 0.5)))
     first, again = judged(RATE, means), judged(RATE, means)
     assert first.to_dict() == again.to_dict()
-    few = judged(RATE, means, size=5)
+    few = judged(RATE, means, VerdictSettings(min_samples=5), size=5)
     width = lambda v: v.length_auc.high - v.length_auc.low  # noqa: E731
     assert width(few) > width(first)
 
 
 def test_a_lone_sample_at_a_length_is_its_own_bootstrap():
-    found = judged(RATE, {1000: 1.0, 2000: 0.0}, size=1)
+    found = judged(RATE, {1000: 1.0, 2000: 0.0}, VerdictSettings(min_samples=1), size=1)
     assert found.effective_length.value == 1000
     assert (found.length_auc.low, found.length_auc.high) == (0.5, 0.5)
 
@@ -140,17 +141,114 @@ def test_verdict_options_parse_and_refuse_nonsense():
         VerdictSettings(relative=85)
 
 
+# -- no verdict from data that cannot support one -----------------------------------------
+GUESS = dataclasses.replace(RATE, name="toy_guess", chance=0.0)  # open answers: 0 by guessing
+CHOICE = dataclasses.replace(RATE, name="toy_choice", chance=0.25)  # four options
+
+
+def test_a_base_at_chance_gives_no_relative_verdict_but_keeps_the_fixed_bar():
+    found = judged(GUESS, dict.fromkeys((500, 1000, 5000), 0.0))
+    assert found.effective_length is None and found.base.value == 0
+    assert found.no_verdict == {"effective_length": "base score 0"}
+    text = found.text()
+    assert "effective length, relative: no verdict (base score 0): the mean at 500 is at or " \
+        "below chance (0)" in text
+    # the absolute bar does not read the base: the model is below it from the shortest length
+    assert found.absolute_effective_length.value == 0
+    assert "effective length, absolute: < 500" in text
+    assert found.length_auc.value == 0
+    assert found.to_dict()["no_verdict"] == {"effective_length": "base score 0"}
+    assert found.to_dict()["effective_length"] is None
+
+
+def test_at_chance_is_at_or_below_the_declared_level():
+    at = judged(CHOICE, dict.fromkeys((1000, 2000, 4000), 0.25))
+    assert at.no_verdict["effective_length"] == "base score 0.25"
+    above = judged(CHOICE, {1000: 0.5, 2000: 0.45, 4000: 0.25})
+    assert above.effective_length.value == 2000 and not above.no_verdict
+
+
+def test_a_base_of_zero_supports_no_relative_rule_even_without_a_chance_level():
+    found = judged(RATE, dict.fromkeys((1000, 2000), 0.0))  # RATE declares no chance
+    assert found.no_verdict == {"effective_length": "base score 0"}
+    assert "at or below 0," in found.text()
+
+
+def test_lower_is_better_is_at_chance_at_or_above_it():
+    noisy = dataclasses.replace(LOWER, chance=10.0)
+    found = judged(noisy, {1000: 10.0, 2000: 10.5, 4000: 12.0})
+    assert found.no_verdict == {"effective_length": "base score 10",
+                                "absolute_effective_length": "no bar for this metric"}
+    assert judged(noisy, {1000: 8.0, 2000: 9.0}).effective_length.value == 2000
+
+
+def test_a_bar_at_or_below_chance_is_no_bar():
+    found = judged(CHOICE, {1000: 0.9, 2000: 0.5}, VerdictSettings(absolute=(("", 0.2),)))
+    assert found.no_verdict == {"absolute_effective_length": "bar 0.2 at or below chance 0.25"}
+    assert found.effective_length.value == 1000
+
+
+def test_lengths_with_too_few_samples_are_left_out_and_named():
+    records = curve_records(RATE, {1000: 1.0, 4000: 1.0})
+    records += curve_records(RATE, {2000: 0.0}, size=9)  # one short of the default ten
+    found = verdict(records_frame(records), RATE)
+    assert found.lengths == [1000, 4000] and found.counts == [20, 20]
+    assert (found.thin_lengths, found.thin_counts) == ([2000], [9])
+    assert found.effective_length.value == 4000 and found.effective_length_censored
+    assert found.n == 49  # the overall mean still reads every scored sample
+    assert "lengths left out, fewer than 10 scored samples: 2,000: 9" in found.text()
+    assert "n=40 scored samples over 2 lengths" in found.text()
+    lowered = verdict(records_frame(records), RATE, VerdictSettings(min_samples=9))
+    assert lowered.lengths == [1000, 2000, 4000] and lowered.effective_length.value == 1000
+
+
+def test_too_few_samples_at_every_length_is_no_verdict():
+    found = judged(GUESS, {500: 1.0, 1000: 0.5, 5000: 0.0}, size=2)
+    assert found.refusal() == "too few samples" and found.lengths == []
+    assert found.effective_length is found.absolute_effective_length is found.length_auc is None
+    assert found.text() == ("verdict: no verdict (too few samples): every scored length has "
+                            "fewer than 10 scored samples (500: 2, 1,000: 2, 5,000: 2); run "
+                            "more samples or lower --verdict-min-samples (n=6)")
+    assert found.to_dict()["no_verdict"] == dict.fromkeys(
+        ("effective_length", "absolute_effective_length", "length_auc"), "too few samples")
+    # too few samples comes first: a base at chance from two samples is not known either
+    assert judged(GUESS, dict.fromkeys((500, 1000), 0.0), size=2).refusal() == \
+        "too few samples"
+
+
+def test_no_length_scored_is_no_verdict():
+    records = [record("r1", RATE, 1000, i, None, outcome="overflow") for i in range(3)]
+    found = verdict(records_frame(records), RATE)
+    assert found.refusal() == "no length scored" and found.unscored_lengths == [1000]
+    assert found.text().startswith("verdict: no verdict (no length scored)")
+
+
+def test_a_single_length_has_no_area():
+    found = judged(RATE, {1000: 1.0})
+    assert found.no_verdict == {"length_auc": "one length"}
+    assert "length AUC: no verdict (one length)" in found.text()
+
+
+def test_the_minimum_sample_count_is_an_option_with_a_sane_range():
+    from reporting.verdict_settings import MIN_SAMPLES, from_run_options
+    assert VerdictSettings().min_samples == MIN_SAMPLES == 10
+    assert from_run_options({"verdict_min_samples": 3}).min_samples == 3
+    assert from_run_options({}).min_samples == 10  # a run stored before the option existed
+    with pytest.raises(SettingsError, match="--verdict-min-samples 0: give at least 1"):
+        VerdictSettings(min_samples=0)
+
+
 # -- the gate on verdicts ------------------------------------------------------------------
 EXPERIMENTS = {RATE.name: RATE, FLAT.name: FLAT}
 
 
-def _gate(base_means, cand_means, threshold, tmp_path):
+def _gate(base_means, cand_means, threshold, tmp_path, experiment=RATE, size=20):
     store = open_store(tmp_path)
-    store_run(store, "base", curve_records(RATE, base_means, run_id="base"))
+    store_run(store, "base", curve_records(experiment, base_means, size, run_id="base"))
     baseline = gate.load_baseline("base", store)
-    frame = records_frame(curve_records(RATE, cand_means, run_id="cand"))
+    frame = records_frame(curve_records(experiment, cand_means, size, run_id="cand"))
     return gate.evaluate([gate.parse_threshold(threshold)], baseline, baseline.identity, frame,
-                         EXPERIMENTS)
+                         {**EXPERIMENTS, experiment.name: experiment})
 
 
 def test_the_gate_fails_a_run_whose_effective_length_shrank(tmp_path):
@@ -209,3 +307,37 @@ def test_a_stored_run_is_rejudged_by_the_rules_it_ran_with(tmp_path):
     assert found["effective_length"]["value"] == 16000  # 0.6 >= 0.6 x 1.0 > 0.3
     assert found["absolute_effective_length"]["value"] == 16000
     assert files.report.exists() and (tmp_path / "r1" / "cells.md").exists()
+
+
+@pytest.mark.parametrize("base_means, cand_means, threshold, size, reason", [
+    # the candidate scored 0 everywhere: its relative effective length does not exist
+    ({500: 1.0, 1000: 0.9}, {500: 0.0, 1000: 0.0}, "toy_guess.effective_length:-20%", 20,
+     "no verdict (base score 0) in the candidate"),
+    ({500: 0.0, 1000: 0.0}, {500: 1.0, 1000: 0.9}, "toy_guess.effective_length:-20%", 20,
+     "no verdict (base score 0) in the baseline"),
+    # two samples per length: no verdict number at all
+    ({500: 1.0, 1000: 0.5}, {500: 1.0, 1000: 0.5}, "toy_guess.length_auc:-0.1", 2,
+     "no verdict (too few samples)"),
+])
+def test_gating_a_verdict_that_does_not_exist_is_not_comparable(
+        base_means, cand_means, threshold, size, reason, tmp_path):
+    found = _gate(base_means, cand_means, threshold, tmp_path, GUESS, size)
+    assert found.exit_status == gate.NOT_COMPARABLE_EXIT == 8
+    assert reason in found.refusal and "cannot be gated" in found.refusal
+    assert any("REFUSED (exit 8)" in line for line, _ in found.lines())
+
+
+def test_gating_the_absolute_rule_of_a_metric_without_a_bar_is_not_comparable(tmp_path):
+    lower = dataclasses.replace(LOWER, name="toy_len")  # a continuous metric: no default bar
+    found = _gate({1000: 0.5, 2000: 0.6}, {1000: 0.5, 2000: 0.6},
+                  "toy_len.absolute_effective_length:+1000", tmp_path, lower)
+    assert found.exit_status == 8
+    assert "no verdict (no bar for this metric) in either run" in found.refusal
+
+
+def test_an_absolute_verdict_at_chance_can_still_be_gated(tmp_path):
+    found = _gate({500: 1.0, 1000: 1.0}, {500: 0.0, 1000: 0.0},
+                  "toy_guess.absolute_effective_length:-20%", tmp_path, GUESS)
+    assert found.exit_status == gate.REGRESSION_EXIT
+    (check,) = found.checks
+    assert (check.delta.baseline, check.delta.candidate) == (1000, 0)
