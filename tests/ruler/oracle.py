@@ -14,7 +14,7 @@ NIAH_QUESTION = re.compile(r"What (?:are all|is) the special magic \w+ for (.+) 
                            r"the provided text\?")
 VT_QUESTION = re.compile(r"assigned the value (\d+) in the text above\.")
 VT_STATEMENT = re.compile(r"^VAR ([A-Z]+) = (?:VAR )?([A-Z0-9]+) ?$", re.MULTILINE)
-CWE_ENTRY = re.compile(r"\d+\. (\S+)")
+CWE_ENTRY = re.compile(r"\d+\. (.+?)(?= \d+\. |$)")  # a word can hold a space
 
 
 def prompt_of(request: dict) -> str:
