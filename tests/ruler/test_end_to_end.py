@@ -100,3 +100,22 @@ def test_plan_lists_the_full_grid_with_token_totals():
     assert int(row[1].replace(",", "")) == SYNTHETIC * 6 * 500
     assert int(row[4].replace(",", "")) == 500 * 6 * outputs
     assert int(row[3].replace(",", "")) == 500 * (SYNTHETIC * lengths - 6 * outputs)
+
+
+def test_the_answer_prefix_as_an_assistant_prefill_with_vllms_flags(tmp_path):
+    with ScriptedServer(oracle.perfect, context_length=16384) as server:
+        done = pytest_run("--model", "scripted", "--base-url", server.base_url,
+                          "--results-dir", str(tmp_path), "--ruler-tasks", "niah_multivalue",
+                          "--ruler-lengths", "1k", "--ruler-answer-prefix", "prefill-vllm")
+        requests = [r for r in server.requests if r.get("messages")]
+    assert done.returncode == 0, done.stdout[-2000:]
+    (request,) = requests
+    user, assistant = request["messages"]
+    assert user["role"] == "user" and user["content"].endswith("mentioned in the provided text?")
+    assert assistant == {"role": "assistant", "content": " The special magic numbers for "
+                         + user["content"].rsplit(" for ", 1)[1].removesuffix(
+                             " mentioned in the provided text?")
+                         + " mentioned in the provided text are"}
+    assert request["continue_final_message"] is True
+    assert request["add_generation_prompt"] is False
+    assert request["temperature"] == 0.0 and request["max_tokens"] == 128
