@@ -113,8 +113,23 @@ def calibrate(maker: Maker, count: Callable[[str], int], budget: int) -> tuple[i
     return fitted.size, max(unit, 1e-9)
 
 
-@functools.lru_cache(maxsize=4)
-def vt_example(tokenizer) -> tuple[str, tuple[str, ...]]:
+def per_tokenizer(function):
+    """Cache by the tokenizer's identity (its ``identity`` string, else the object): a
+    tokenizer object need not be hashable, and two of the same unit share the results."""
+    cache: dict = {}
+
+    @functools.wraps(function)
+    def cached(*args, tokenizer, **kwargs):
+        key = (args, getattr(tokenizer, "identity", None) or id(tokenizer),
+               tuple(sorted((k, id(v)) for k, v in kwargs.items())))
+        if key not in cache:  # (the arguments kept with it: their ids stay theirs)
+            cache[key] = (function(*args, tokenizer=tokenizer, **kwargs), tokenizer, kwargs)
+        return cache[key][0]
+    return cached
+
+
+@per_tokenizer
+def vt_example(*, tokenizer) -> tuple[str, tuple[str, ...]]:
     """VT's one-shot example, sized once per run (per tokenizer) to at most 500 tokens."""
     example = stimulus.VtExampleMaker()
     budget = stimulus.VT_EXAMPLE_TOKENS
@@ -125,12 +140,12 @@ def vt_example(tokenizer) -> tuple[str, tuple[str, ...]]:
 def _maker(task_name: str, length: int, seed: str, index: int, tokenizer,
            qa: QaData | None) -> Maker:
     task = TASKS[task_name]
-    example = vt_example(tokenizer) if task.family == "vt" else None
+    example = vt_example(tokenizer=tokenizer) if task.family == "vt" else None
     return stimulus.maker(task, length, seed, index, vt_example=example, qa=qa)
 
 
-@functools.lru_cache(maxsize=None)
-def calibration(task_name: str, length: int, tokenizer, qa: QaData | None = None
+@per_tokenizer
+def calibration(task_name: str, length: int, *, tokenizer, qa: QaData | None = None
                 ) -> tuple[int, float]:
     """(n, tokens per unit) of the task at this length, from a probe sample (QA: the first
     question, as RULER's search uses); once per process and tokenizer."""
@@ -142,6 +157,6 @@ def calibration(task_name: str, length: int, tokenizer, qa: QaData | None = None
 def build(sample: RulerSample, tokenizer, qa: QaData | None = None) -> Fitted:
     """The sample's prompt at the largest size that fits its length (TooShort if none)."""
     budget = sample.length - TASKS[sample.task].tokens_to_generate
-    start, unit = calibration(sample.task, sample.length, tokenizer, qa)
+    start, unit = calibration(sample.task, sample.length, tokenizer=tokenizer, qa=qa)
     return fit(_maker(sample.task, sample.length, sample.seed, sample.index, tokenizer, qa),
                tokenizer.count, budget, start, unit)

@@ -38,6 +38,8 @@ def runs(tmp_path_factory) -> dict:
                               "--results-dir", str(results), "--run-id", name, *GRID)
         summary = results / name / "summary.json"
         found[name] = {"returncode": done.returncode, "stdout": done.stdout,
+                       "plots": sorted(p.name for p in (results / name / "plots" / "ruler")
+                                       .glob("*.png")),
                        "summary": json.loads(summary.read_text()) if summary.exists() else {}}
     return found
 
@@ -56,6 +58,7 @@ def test_a_model_that_answers_with_the_right_values_scores_100_on_every_task(run
     assert [row["score"] for row in ruler["by_length"]] == [100.0, 100.0]
     assert ruler["effective_length"]["value"] == 4096 and ruler["effective_length"]["censored"]
     assert "effective length (RULER: score >= 85.6" in run["stdout"]
+    assert run["plots"] == ["curve.png", "heatmap.png"]  # task x length, and the curve
 
 
 def test_dropping_every_second_value_halves_multivalue_and_multiquery(runs):
