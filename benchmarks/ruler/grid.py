@@ -143,7 +143,7 @@ def parse_lengths(value: str | None, scale: str) -> tuple[int, ...]:
     for part in (p.strip() for p in value.split(",") if p.strip()):
         match = LENGTH.fullmatch(part)
         tokens = float(match.group(1)) * {"": 1, "k": K, "m": M}[match.group(2).lower()] \
-            if match else 0
+            if match else 0.0
         if not tokens.is_integer() or tokens < MIN_LENGTH:
             raise ValueError(f"--ruler-lengths {value!r}: {part!r} is not a length of at least "
                              f"{MIN_LENGTH} tokens; write e.g. 4k,8k,128k or 1m (k = 1,024)")
