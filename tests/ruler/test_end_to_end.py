@@ -122,3 +122,17 @@ def test_the_answer_prefix_as_an_assistant_prefill_with_vllms_flags(tmp_path):
     assert request["continue_final_message"] is True
     assert request["add_generation_prompt"] is False
     assert request["temperature"] == 0.0 and request["max_tokens"] == 128
+
+
+def test_a_selected_unavailable_task_fails_with_its_line_and_is_no_missing_sample(tmp_path):
+    offline = {"CONTEXTROT_DATA_DIR": str(tmp_path / "data"),
+               "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": ""}
+    with ScriptedServer(oracle.perfect, context_length=16384) as server:
+        done = pytest_run("--model", "scripted", "--base-url", server.base_url,
+                          "--results-dir", str(tmp_path / "results"),
+                          "--ruler-tasks", "qa_1,niah_single_1", "--ruler-lengths", "1k",
+                          env=offline)
+    assert done.returncode == 1, done.stdout[-2000:]
+    assert "ruler: qa_1: squad/dev-v2.0.json is missing" in done.stdout
+    assert "1 passed" in done.stdout and "1 error" in done.stdout
+    assert "sent no record" not in done.stdout
