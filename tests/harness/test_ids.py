@@ -9,6 +9,7 @@ from benchmarks.niah import grid as niah
 from benchmarks.niah import needles
 from benchmarks.re3 import grid as re3
 from benchmarks.repeated_words import grid as repeated_words
+from benchmarks.ruler import grid as ruler
 from fixtures.parametrize import inexact_parts, tokens_id
 
 
@@ -45,10 +46,17 @@ def re3_ids():
             + re3.phase3(["C04", "C05", "C10"], "camelcase", re3.counts("full", 3))]
 
 
+def ruler_ids():
+    lengths = ruler.LENGTHS + ruler.LONG_LENGTHS + ruler.TEST_LENGTHS + (512, 5000)
+    return [s.id for samples in (12, 1000) for s in ruler.build(tuple(ruler.TASKS), lengths,
+                                                                 samples)] \
+        + [f"{task}-unavailable" for task in ruler.TASKS if ruler.TASKS[task].needs_data]
+
+
 @pytest.mark.parametrize("experiment, ids", [
     ("repeated_words", repeated_words_ids), ("niah", niah_ids),
     ("continuation", continuation_ids), ("already_said_that", already_said_that_ids),
-    ("re3", re3_ids)])
+    ("re3", re3_ids), ("ruler", ruler_ids)])
 def test_every_id_part_selects_exactly_its_cases(experiment, ids):
     found = sorted(set(ids()))  # the union of several runs' grids (phases, options)
     assert inexact_parts(found, names(experiment)) == {}

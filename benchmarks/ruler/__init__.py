@@ -1,0 +1,51 @@
+"""RULER (NVIDIA): 13 synthetic tasks at 4k to 128k tokens, and the effective length.
+
+Spec: ../shared/specs/ruler.md. One experiment with a task axis, not one per task: RULER's
+numbers are per-length means over its tasks and the effective length is read from them, so
+the tasks share one length axis, one verdict and one table. Reads top to bottom: grid.py
+(the tasks, lengths, samples), words.py and essay.py (word lists, the essay haystack),
+stimulus.py (each family's prompt at a size), fitting.py (the size that fits the length,
+counted in the run's tokens), qa.py (SQuAD and HotpotQA), scoring.py (RULER's string
+matches), results.py (RULER's per-length scores, wAvg, effective length), plots.py,
+test_ruler.py (the glue).
+
+The headline, ``scores.score``, is a sample's string-match score in [0, 1] (RULER prints 100
+x a task's mean). The verdict pools it over tasks at each length: with the same number of
+scored samples in every task that is exactly RULER's mean of task scores; results.py gives
+RULER's own numbers (equal task weights) beside it, and says where the two differ.
+"""
+
+from reporting.experiments import Experiment
+
+EXPERIMENT = Experiment(
+    name="ruler",
+    title="RULER: retrieval, multi-hop tracing, aggregation and QA at growing lengths",
+    cell=("params.task", "params.length"),
+    metric="scores.score",
+    metric_kind="mean",
+    length="params.length",  # the target: prompt tokens + tokens_to_generate, run's unit
+    render=f"{__name__}.plots:render",
+    findings=f"{__name__}.results:findings",
+    chance=0.0,  # open answers: guessing a 7-digit number or a UUID scores nothing
+    absolute=0.856,  # RULER's bar: Llama-2-7B-chat's 4k score, 85.6
+)
+
+
+def add_options(group) -> None:
+    group.addoption("--ruler-tasks", default=None, metavar="TASKS",
+                    help="RULER tasks: all, synthetic (the 11 without data) or names, "
+                         "comma-separated (default: all 13 at --scale full; niah_single_1, "
+                         "vt, cwe at --scale test)")
+    group.addoption("--ruler-lengths", default=None, metavar="LENGTHS",
+                    help="RULER target lengths, e.g. 4k,8k,128k or 1m (k = 1,024 tokens; "
+                         "default: 4k to 128k at --scale full, 1k,1.5k,2k at --scale test)")
+    group.addoption("--ruler-samples", type=int, default=None, metavar="N",
+                    help="RULER samples per task and length (default: 500 at --scale full, "
+                         "1 at --scale test)")
+    group.addoption("--ruler-answer-prefix", choices=("user", "prefill", "prefill-vllm"),
+                    default="user",
+                    help="RULER's answer prefix: at the end of the one user message, as "
+                         "RULER sends it to chat APIs (default); 'prefill': as a final "
+                         "assistant message the model continues (llama.cpp's server, "
+                         "Anthropic-style APIs); 'prefill-vllm': the same with vLLM's and "
+                         "SGLang's continue_final_message")

@@ -1,0 +1,161 @@
+"""The grid: RULER's 13 tasks x target lengths x samples.
+
+The task table is RULER's ``synthetic.yaml`` with each family's ``tokens_to_generate``,
+metric and increment (spec ruler.md sections 2-3). Lengths are RULER's, powers of two: 4k is
+4,096 tokens, 128k is 131,072 (ids say so: ``ctx4k``, ``ctx128k``, ``ctx1m``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from fixtures.parametrize import SampleParams
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    name: str
+    family: str  # niah, vt, cwe, fwe, qa
+    tokens_to_generate: int
+    metric: str  # "string_match_all" or "string_match_part"
+    haystack: str = ""  # niah and vt: "noise", "essay" or "needle"
+    key_type: str = ""  # niah: "words", "numbers" or "uuids"
+    value_type: str = ""
+    keys: int = 1  # niah: needles' keys; RULER takes max(keys, queries)
+    values: int = 1  # values per key
+    queries: int = 1  # keys asked about
+    dataset: str = ""  # qa: "squad" or "hotpotqa"
+
+    @property
+    def needs_data(self) -> bool:
+        return self.family == "qa"
+
+
+def _niah(name: str, haystack: str, key: str, value: str, keys: int = 1, values: int = 1,
+          queries: int = 1) -> Task:
+    return Task(name, "niah", 128, "string_match_all", haystack, key, value,
+                max(keys, queries), values, queries)
+
+
+TASKS: dict[str, Task] = {task.name: task for task in (
+    _niah("niah_single_1", "noise", "words", "numbers"),
+    _niah("niah_single_2", "essay", "words", "numbers"),
+    _niah("niah_single_3", "essay", "words", "uuids"),
+    _niah("niah_multikey_1", "essay", "words", "numbers", keys=4),
+    _niah("niah_multikey_2", "needle", "words", "numbers"),
+    _niah("niah_multikey_3", "needle", "uuids", "uuids"),
+    _niah("niah_multivalue", "essay", "words", "numbers", values=4),
+    _niah("niah_multiquery", "essay", "words", "numbers", queries=4),
+    Task("vt", "vt", 30, "string_match_all", haystack="noise"),
+    Task("cwe", "cwe", 120, "string_match_all"),
+    Task("fwe", "fwe", 50, "string_match_all"),
+    Task("qa_1", "qa", 32, "string_match_part", dataset="squad"),
+    Task("qa_2", "qa", 32, "string_match_part", dataset="hotpotqa"),
+)}
+
+K, M = 1024, 1024 * 1024
+LENGTHS = (4 * K, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K)  # config_models.sh
+LONG_LENGTHS = (256 * K, 512 * K, M)  # beyond RULER's table: --ruler-lengths ...,1m
+SAMPLES = 500  # NUM_SAMPLES in RULER's run.sh
+# --scale test, for the embedded model (8k context, a few hundred prompt tokens a second):
+# one sample of one task per family (retrieval, tracing, aggregation) at three short lengths,
+# 13.5k prompt tokens in all. RULER's own rules for lengths under 4k apply (smaller
+# increments, CWE's smaller example and repeats).
+TEST_TASKS = ("niah_single_1", "vt", "cwe")
+TEST_LENGTHS = (1 * K, 3 * K // 2, 2 * K)
+TEST_SAMPLES = 1
+SMOKE = ("niah_single_1", 1 * K, 0)  # (task, length, index)
+MIN_LENGTH = 256
+
+
+@dataclasses.dataclass(frozen=True)
+class RulerSample(SampleParams):
+    task: str
+    length: int  # target: prompt tokens + tokens_to_generate <= length, in the run's unit
+    index: int  # sample number; QA: the question's index in its file
+    width: int = 3  # digits of the index in the id (the grid's largest index sets it)
+
+    @property
+    def id(self) -> str:
+        return f"{self.task}-{length_id(self.length)}-s{self.index:0{self.width}d}"
+
+    @property
+    def seed(self) -> str:
+        """Seeds every random choice of this sample (with the tokenizer, the stimulus)."""
+        return f"ruler/{self.task}/{self.length}/{self.index}"
+
+    def params(self) -> dict:
+        return {"task": self.task, "length": self.length, "index": self.index}
+
+
+def length_id(tokens: int) -> str:
+    """``ctx4k`` (4,096), ``ctx1.5k`` (1,536), ``ctx1m`` (1,048,576), else ``ctx5000t``:
+    each ends in its unit, so ``-k ctx4k`` never selects ``ctx64k``."""
+    if tokens % M == 0:
+        return f"ctx{tokens // M}m"
+    if tokens % (K // 2) == 0:
+        return f"ctx{tokens / K:g}k"
+    return f"ctx{tokens}t"
+
+
+def length_label(tokens: int) -> str:
+    return length_id(tokens).removeprefix("ctx").upper().removesuffix("T")
+
+
+def build(tasks: tuple[str, ...], lengths: tuple[int, ...], samples: int
+          ) -> list[RulerSample]:
+    """Every sample, task by task in RULER's order, then by length and index."""
+    width = max(3, len(str(samples - 1)))
+    return [RulerSample(task, length, index, width) for task in tasks
+            for length in lengths for index in range(samples)]
+
+
+def parse_tasks(value: str | None, scale: str) -> tuple[str, ...]:
+    """``--ruler-tasks``: ``all``, ``synthetic`` (the 11 needing no data) or names."""
+    if value is None:
+        return tuple(TASKS) if scale == "full" else TEST_TASKS
+    names: list[str] = []
+    for part in (p.strip() for p in value.split(",") if p.strip()):
+        if part == "all":
+            names.extend(TASKS)
+        elif part == "synthetic":
+            names.extend(name for name, task in TASKS.items() if not task.needs_data)
+        elif part in TASKS:
+            names.append(part)
+        else:
+            raise ValueError(f"--ruler-tasks {value!r}: {part!r} is not a RULER task; use "
+                             f"all, synthetic or some of {', '.join(TASKS)}")
+    if not names:
+        raise ValueError(f"--ruler-tasks {value!r}: name at least one task")
+    chosen = set(names)
+    return tuple(name for name in TASKS if name in chosen)  # RULER's order, once each
+
+
+LENGTH = re.compile(r"(\d+(?:\.\d+)?)([km]?)", re.IGNORECASE)
+
+
+def parse_lengths(value: str | None, scale: str) -> tuple[int, ...]:
+    """``--ruler-lengths 4k,8k,1m`` (k = 1,024 tokens, m = 1,048,576) or token counts."""
+    if value is None:
+        return LENGTHS if scale == "full" else TEST_LENGTHS
+    lengths = set()
+    for part in (p.strip() for p in value.split(",") if p.strip()):
+        match = LENGTH.fullmatch(part)
+        tokens = float(match.group(1)) * {"": 1, "k": K, "m": M}[match.group(2).lower()] \
+            if match else 0.0
+        if not tokens.is_integer() or tokens < MIN_LENGTH:
+            raise ValueError(f"--ruler-lengths {value!r}: {part!r} is not a length of at least "
+                             f"{MIN_LENGTH} tokens; write e.g. 4k,8k,128k or 1m (k = 1,024)")
+        lengths.add(int(tokens))
+    if not lengths:
+        raise ValueError(f"--ruler-lengths {value!r}: give at least one length, e.g. 4k,8k")
+    return tuple(sorted(lengths))
+
+
+def parse_samples(value: int | None, scale: str) -> int:
+    if value is None:
+        return SAMPLES if scale == "full" else TEST_SAMPLES
+    if value < 1:
+        raise ValueError(f"--ruler-samples {value}: give at least 1 sample per task and length")
+    return value

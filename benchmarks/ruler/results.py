@@ -1,0 +1,198 @@
+"""RULER's own numbers from the records (spec section 4): per task and length the score
+(100 x the mean string-match score), per length the unweighted mean over the tasks, their
+average, wAvg(inc) and wAvg(dec), and the effective length (the longest length whose score,
+and every shorter one's, is >= 85.6). Each with a 95% interval: a bootstrap that resamples
+the scored samples within each task and length (seeded), and the counts behind it.
+
+The run's verdict (reporting/verdicts.py) pools the samples at a length instead. When every
+task has the same number of scored samples there, the pooled mean is the mean of the task
+means, RULER's number; the findings say at which lengths they differ (a task with skipped,
+overflowed or failed samples, or none at all).
+
+Only imported where the run's files are written (pandas).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from .grid import LENGTHS, TASKS, length_label
+
+METRIC = "scores.score"
+BAR = 85.6  # Llama-2-7B-chat's 4k score: RULER's threshold
+RESAMPLES = 2000
+SEED = 0
+
+
+@dataclasses.dataclass
+class LengthScore:
+    length: int
+    score: float  # mean over tasks of 100 x the task's mean
+    low: float
+    high: float
+    tasks: list[str]  # the tasks with scored samples at this length
+    samples: int  # scored samples in all
+    equal_counts: bool  # every task has the same count: the verdict's pooled mean is this
+    fewest: int  # the smallest task's count
+    replicates: np.ndarray = dataclasses.field(repr=False)
+
+
+def scored(frame: pd.DataFrame) -> pd.DataFrame:
+    if frame.empty or METRIC not in frame:
+        return frame.iloc[0:0]
+    return frame[(frame["outcome"] == "ok") & frame[METRIC].notna()]
+
+
+def task_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """task, length, score (0-100), n: one row per task and length with scored samples."""
+    good = scored(frame)
+    if good.empty:
+        return pd.DataFrame(columns=["task", "length", "score", "n"])
+    table = good.groupby(["params.task", "params.length"])[METRIC].agg(["mean", "size"])
+    table = table.reset_index().rename(columns={"params.task": "task", "params.length": "length",
+                                                "mean": "score", "size": "n"})
+    table["score"] = table["score"].astype(float) * 100
+    table["length"] = table["length"].astype(int)
+    return table
+
+
+def length_scores(frame: pd.DataFrame) -> list[LengthScore]:
+    """RULER's score at each length, with a bootstrap over samples within each task."""
+    good = scored(frame)
+    rng = np.random.default_rng(SEED)
+    found = []
+    for length, part in sorted(good.groupby("params.length"), key=lambda item: item[0]):
+        means, replicates, counts = [], np.zeros(RESAMPLES), []
+        tasks = [t for t in TASKS if t in set(part["params.task"])]
+        for task in tasks:
+            values = part.loc[part["params.task"] == task, METRIC].astype(float).to_numpy()
+            means.append(values.mean())
+            counts.append(len(values))
+            draws = rng.integers(0, len(values), size=(RESAMPLES, len(values)))
+            replicates += values[draws].mean(axis=1)
+        replicates = replicates / len(tasks) * 100
+        low, high = np.percentile(replicates, [2.5, 97.5])
+        found.append(LengthScore(int(length), float(np.mean(means)) * 100, float(low),
+                                 float(high), tasks, int(sum(counts)), len(set(counts)) == 1,
+                                 min(counts), replicates))
+    return found
+
+
+def weighted_average(scores: list[float], increasing: bool) -> float:
+    """wAvg: weights 1..k over the lengths, ascending (inc) or descending (dec), / sum."""
+    weights = np.arange(1, len(scores) + 1, dtype=float)
+    if not increasing:
+        weights = weights[::-1]
+    return float(np.dot(weights, scores) / weights.sum())
+
+
+def effective_length(scores: list[float], lengths: list[int], bar: float = BAR) -> int:
+    """The longest length whose score and every shorter one's is >= bar; 0 if the first
+    fails."""
+    passed = 0
+    for length, score in zip(lengths, scores):
+        if score < bar:
+            break
+        passed = length
+    return passed
+
+
+def _interval(values: np.ndarray) -> tuple[float, float]:
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def summary(frame: pd.DataFrame) -> dict:
+    """Everything above as plain data (summary.json's ``findings.ruler``)."""
+    by_length = length_scores(frame)
+    if not by_length:
+        return {}
+    lengths = [item.length for item in by_length]
+    points = [item.score for item in by_length]
+    stacked = np.stack([item.replicates for item in by_length], axis=1)  # resample x length
+    weights = np.arange(1, len(lengths) + 1, dtype=float)
+    effective = effective_length(points, lengths)
+    effective_replicates = np.array([effective_length(list(row), lengths) for row in stacked])
+    tasks = sorted({t for item in by_length for t in item.tasks}, key=list(TASKS).index)
+    return {
+        "by_length": [{"length": item.length, "score": round(item.score, 2),
+                       "low": round(item.low, 2), "high": round(item.high, 2),
+                       "tasks": len(item.tasks), "samples": item.samples,
+                       "missing_tasks": [t for t in tasks if t not in item.tasks],
+                       "equal_counts": item.equal_counts, "fewest": item.fewest}
+                      for item in by_length],
+        "by_task": task_table(frame).round({"score": 2}).to_dict(orient="records"),
+        "avg": _estimate(float(np.mean(points)), stacked.mean(axis=1)),
+        "wavg_inc": _estimate(weighted_average(points, True), stacked @ weights / weights.sum()),
+        "wavg_dec": _estimate(weighted_average(points, False),
+                              stacked @ weights[::-1] / weights.sum()),
+        "effective_length": {"value": effective, "low": int(np.percentile(
+            effective_replicates, 2.5, method="lower")), "high": int(np.percentile(
+                effective_replicates, 97.5, method="higher")),
+            "censored": effective == lengths[-1], "bar": BAR},
+        "tasks": tasks,
+        "comparable": _comparability(tasks, lengths),
+    }
+
+
+def _estimate(value: float, replicates: np.ndarray) -> dict:
+    low, high = _interval(replicates)
+    return {"value": round(value, 2), "low": round(low, 2), "high": round(high, 2)}
+
+
+def _comparability(tasks: list[str], lengths: list[int]) -> str:
+    """Why these numbers are not RULER's published table's, or "" when they are of its
+    shape (they still differ in the essay haystack and the tokenizer: see the README)."""
+    problems = []
+    if len(tasks) < len(TASKS):
+        problems.append(f"{len(tasks)} of RULER's {len(TASKS)} tasks (without "
+                        f"{', '.join(t for t in TASKS if t not in tasks)})")
+    if tuple(lengths) != LENGTHS:
+        problems.append(f"lengths {', '.join(map(length_label, lengths))} (RULER's: 4K to 128K)")
+    return "; ".join(problems)
+
+
+def findings(frame: pd.DataFrame) -> dict:
+    """For summary.json and the terminal: RULER's table for this run, in its own terms."""
+    found = summary(frame)
+    if not found:
+        return {}
+    rows = found["by_length"]
+    effective = found["effective_length"]
+    # one sample of a task resamples to itself: its bootstrap says nothing about variation
+    spread = all(row["fewest"] >= 2 for row in rows)
+    shown = (f">= {length_label(effective['value'])}" if effective["censored"] else
+             length_label(effective["value"]) if effective["value"] else
+             f"< {length_label(rows[0]['length'])}")
+    span = "" if effective["low"] == effective["high"] or not spread else \
+        f" [{_label_or_zero(effective['low'])}, {_label_or_zero(effective['high'])}]"
+    lines = ["RULER score by length (mean of the task scores, 0-100, " +
+             ("95% interval, " if spread else "") + "tasks, scored samples): " + "; ".join(
+                 f"{length_label(row['length'])} {row['score']:.2f}"
+                 + (f" [{row['low']:.2f}, {row['high']:.2f}]" if spread else "")
+                 + f" ({row['tasks']} tasks, n={row['samples']})" for row in rows),
+             f"Avg {found['avg']['value']:.2f}, wAvg(inc) {_text(found['wavg_inc'], spread)}, "
+             f"wAvg(dec) {_text(found['wavg_dec'], spread)}"
+             + ("" if spread else " (no intervals: about one sample per task)"),
+             f"effective length (RULER: score >= {BAR} at that length and every shorter one): "
+             f"{shown}{span}"]
+    unequal = [length_label(row["length"]) for row in rows
+               if not row["equal_counts"] or row["missing_tasks"]]
+    if unequal:
+        lines.append("the verdict pools samples, RULER averages tasks: they differ at "
+                     f"{', '.join(unequal)} (tasks with different scored counts or none)")
+    if found["comparable"]:
+        lines.append(f"not RULER's published table: {found['comparable']}")
+    return {**found, "lines": lines}
+
+
+def _text(estimate: dict, spread: bool = True) -> str:
+    interval = f" [{estimate['low']:.2f}, {estimate['high']:.2f}]" if spread else ""
+    return f"{estimate['value']:.2f}{interval}"
+
+
+def _label_or_zero(length: int) -> str:
+    return length_label(length) if length else "0"

@@ -1,0 +1,84 @@
+"""RULER's metrics, its per-length score, wAvg and effective length (spec section 4), checked
+against the published table (section 5)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from benchmarks.ruler import grid, results, scoring
+
+K = 1024
+LENGTHS = [4 * K, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K]
+# model: (effective length, 4K..128K, wAvg inc, wAvg dec), from RULER's README
+PUBLISHED = {
+    "Gemini-1.5-pro": (">128K", [96.7, 95.8, 96.0, 95.9, 95.9, 94.4], 95.5, 96.1),
+    "GPT-4-1106-preview": ("64K", [96.6, 96.3, 95.2, 93.2, 87.0, 81.2], 89.0, 94.1),
+    "Llama3.1-70B-Instruct": ("64K", [96.5, 95.8, 95.4, 94.8, 88.4, 66.6], 85.5, 93.7),
+    "Llama3.1-8B-Instruct": ("32K", [95.5, 93.8, 91.6, 87.4, 84.7, 77.0], 85.4, 91.3),
+    "Qwen2-72B-Instruct": ("32K", [96.9, 96.1, 94.9, 94.1, 79.8, 53.7], 79.6, 92.3),
+    "Yi-34B-200K": ("32K", [93.3, 92.2, 91.3, 87.5, 83.2, 77.3], 84.8, 90.1),
+    "Mistral-7B-Instruct-v0.2": ("16K", [93.6, 91.2, 87.2, 75.4, 49.0, 13.8], 55.6, 81.2),
+}
+
+
+@pytest.mark.parametrize("model", PUBLISHED)
+def test_wavg_and_effective_length_reproduce_the_published_rows(model):
+    effective, scores, increasing, decreasing = PUBLISHED[model]
+    assert results.weighted_average(scores, True) == pytest.approx(increasing, abs=0.1)
+    assert results.weighted_average(scores, False) == pytest.approx(decreasing, abs=0.1)
+    found = results.effective_length(scores, LENGTHS)
+    assert (">128K" if found == LENGTHS[-1] else grid.length_label(found)) == effective
+
+
+def test_the_bar_is_inclusive():
+    assert results.effective_length([85.6, 85.5], LENGTHS[:2]) == 4 * K
+    assert results.effective_length([85.5, 99.0], LENGTHS[:2]) == 0
+
+
+def test_postprocessing_and_the_two_metrics():
+    assert scoring.postprocess("  1234567\tand\x00 7654321 \n") == "1234567\nand\n 7654321"
+    assert scoring.string_match_all("The numbers are 1234567 and 7654321.",
+                                    ["1234567", "7654321", "1111111", "2222222"]) == 0.5
+    assert scoring.string_match_all("QUIZZICAL-AARDVARK", ["quizzical-aardvark"]) == 1.0
+    assert scoring.string_match_all("category", ["cat"]) == 1.0  # RULER is lenient
+    assert scoring.string_match_part("It was Paris, France.", ["London", "paris"]) == 1.0
+    assert scoring.string_match_part("Rome", ["London", "paris"]) == 0.0
+    assert scoring.score("qa_1", " Paris", ["paris", "Paris, France"]) == \
+        {"score": 1.0, "found": 1}
+    assert scoring.score("niah_multivalue", "1 2", ["1", "2", "3", "4"])["score"] == 0.5
+
+
+def frame(rows: list[tuple[str, int, float]], outcome: str = "ok") -> pd.DataFrame:
+    return pd.DataFrame([{"experiment": "ruler", "outcome": outcome, "params.task": task,
+                          "params.length": length, "scores.score": value}
+                         for task, length, value in rows])
+
+
+def test_a_length_score_is_the_mean_of_the_task_scores_not_of_the_samples():
+    rows = [("niah_single_1", 4 * K, 1.0)] * 4 + [("vt", 4 * K, 0.0)] * 1 \
+        + [("niah_single_1", 8 * K, 1.0)] * 2 + [("vt", 8 * K, 0.5)] * 2
+    found = results.findings(frame(rows))
+    by_length = {row["length"]: row for row in found["by_length"]}
+    assert by_length[4 * K]["score"] == 50.0  # the pooled mean would be 80
+    assert not by_length[4 * K]["equal_counts"] and by_length[8 * K]["equal_counts"]
+    assert by_length[8 * K]["score"] == 75.0
+    assert any("they differ at 4K" in line for line in found["lines"])
+    assert "2 of RULER's 13 tasks" in found["comparable"]
+
+
+def test_unscored_samples_are_left_out_and_the_interval_brackets_the_score():
+    rows = [(task, 4 * K, float(i % 2)) for task in ("cwe", "fwe") for i in range(20)]
+    both = pd.concat([frame(rows), frame([("cwe", 4 * K, None)], outcome="overflow")])
+    (row,) = results.findings(both)["by_length"]
+    assert row["score"] == 50.0 and row["samples"] == 40
+    assert row["low"] < 50.0 < row["high"]
+
+
+def test_the_effective_length_over_lengths_and_its_censoring():
+    rows = [("cwe", length, value) for length, value in
+            ((4 * K, 1.0), (8 * K, 0.9), (16 * K, 0.5), (32 * K, 0.95)) for _ in range(3)]
+    effective = results.findings(frame(rows))["effective_length"]
+    assert effective["value"] == 8 * K and not effective["censored"]
+    everything = results.findings(frame([("cwe", 4 * K, 1.0)] * 3))["effective_length"]
+    assert everything["value"] == 4 * K and everything["censored"]
