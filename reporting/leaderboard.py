@@ -81,7 +81,7 @@ def columns(board: Leaderboard) -> list[tuple[str, str]]:
             out += [(name, experiment.metric.split(".")[-1] + " (all cells)")]
         else:
             out += [(name, "effective length"), (name, "absolute effective length"),
-                    (name, "length AUC")]
+                    (name, "length AUC"), (name, "length unit")]
         out += [(name, "n"), (name, "run")]
     return out
 
@@ -104,6 +104,8 @@ def cell(entry: Entry | None, column: str) -> str:
                            v.lengths)
     if column == "length AUC":
         return estimate_text(v.length_auc)
+    if column == "length unit":  # a model's own tokens differ from another model's
+        return v.length_unit or "—"
     return estimate_text(v.overall)  # an experiment without a length axis: its headline
 
 

@@ -39,7 +39,7 @@ import pandas as pd
 from scipy import stats
 
 from .curve_tables import scored
-from .experiments import Experiment
+from .experiments import Experiment, length_unit
 from .stats import CONFIDENCE, mean_interval
 from .verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
                                VerdictSettings)
@@ -82,6 +82,7 @@ class Verdict:
     absolute_effective_length_censored: bool = False
     length_auc: Estimate | None = None
     note: str = ""
+    length_unit: str = ""  # what the lengths count ("o200k_base tokens", "words")
 
     def number(self, name: str) -> float | None:
         """The point value of a verdict metric (``effective_length``, ...), for the gate."""
@@ -110,8 +111,10 @@ class Verdict:
             return f"verdict: {self.note} (n={self.n})"
         bar = ">=" if self.higher_is_better else "<="
         factor = self.relative if self.higher_is_better else 2 - self.relative
+        unit = f" {self.length_unit}" if self.length_unit else ""
         lines = [f"verdict (n={self.n} scored samples over {len(self.lengths)} lengths, "
-                 f"{_length(self.lengths[0])} to {_length(self.lengths[-1])}; 95% intervals):",
+                 f"{_length(self.lengths[0])} to {_length(self.lengths[-1])}{unit}; 95% "
+                 "intervals):",
                  f"  effective length, relative: "
                  f"{self._length(self.effective_length, self.effective_length_censored)}  "
                  f"(mean {bar} {factor:g} x base {estimate_text(self.base)}, the mean at "
@@ -159,6 +162,7 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
         found.note = NO_LENGTH_AXIS
         return found
     mine = frame[frame["experiment"] == experiment.name] if not frame.empty else frame
+    found.length_unit = length_unit(experiment, mine)
     if experiment.length not in mine or usable.empty:
         found.note = f"no scored samples with a length ({experiment.length})"
         return found

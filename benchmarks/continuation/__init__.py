@@ -18,7 +18,7 @@ EXPERIMENT = Experiment(
     metric="scores.cloze_score",
     metric_kind="mean",
     higher_is_better=False,  # a rising cloze score means simpler, more generic prose
-    length="params.context",  # the context tier, o200k tokens
+    length="params.context",  # the tier, in the run's unit (o200k_base unless --tokenizer)
     render=f"{__name__}.plots:render",
 )
 

@@ -17,7 +17,7 @@ EXPERIMENT = Experiment(
           "params.depth"),
     metric="scores.correct",
     metric_kind="rate",
-    length="params.length",  # o200k tokens
+    length="params.length",  # tokens, in the run's unit (o200k_base unless --tokenizer)
     render=f"{__name__}.plots:render",
     findings=f"{__name__}.agreement:findings",  # the LLM judge against the deterministic one
 )

@@ -14,6 +14,7 @@ EXPERIMENT = Experiment(
     metric="scores.levenshtein",
     metric_kind="mean",
     length="params.n",  # words in the sequence
+    length_unit="words",
     render=f"{__name__}.plots:render",
 )
 

@@ -67,3 +67,17 @@ def test_merge_refuses_shards_in_two_units(tmp_path, capsys):
         raise AssertionError("merged shards in two units")
     status = main(["merge", *map(str, stores), "--into", str(tmp_path / "merged")])
     assert status == 8 and "different token units" in capsys.readouterr().err
+
+
+def test_verdicts_and_the_leaderboard_say_the_unit():
+    from reporting.verdicts import verdict
+
+    frame = records_frame(in_unit(rate_run("own", {500: 8, 1000: 6, 5000: 2}), SERVER_UNIT))
+    lengthy = dataclasses.replace(RATE, length="params.length")
+    found = verdict(frame, lengthy)
+    assert found.length_unit == f"{SERVER_UNIT} tokens" and f"{SERVER_UNIT} tokens" in \
+        found.text().splitlines()[0]
+    words = verdict(frame, dataclasses.replace(lengthy, length_unit="words"))
+    assert words.length_unit == "words"
+    old = verdict(records_frame(rate_run("old", {500: 8, 1000: 6})), lengthy)
+    assert old.length_unit == "o200k_base tokens"
