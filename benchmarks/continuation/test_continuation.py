@@ -37,13 +37,13 @@ async def solve(sample, ctx):
         window = await ctx.build(stimulus.unit_window, source, budget, tokenizer)
     content = stimulus.prompt(window.text)
     record.stimulus([{"role": "user", "content": content}],
-                    target_tokens=await ctx.build(tokenizer.count, content),
+                    target_tokens=await ctx.count(content),
                     target_length=sample.context, max_tokens=settings.max_tokens,
                     truth=source.truth, sampling=settings.sampling(),
                     temperature=settings.temperature, seed=settings.seed + sample.round)
     record.detail(**source.report(), window_start_char=window.start_char,
                   window_tokens=window.tokens if window.tokens is not None
-                  else tokenizer.count(window.text), text_budget=budget,
+                  else await ctx.count(window.text), text_budget=budget,
                   base_seed=settings.seed, truth=scoring.metrics(source.truth),
                   context=scoring.metrics(window.text) if window.text else {})
     if window.skip_reason:
