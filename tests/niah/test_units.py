@@ -48,6 +48,9 @@ def runs(tmp_path_factory):
             assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
             found[run_id] = {"records": records(results, run_id),
                              "requests": server.requests[before:]}
+        before = len(server.requests)
+        plan = run(server, results, "plan", "--tokenizer", "server", "--plan")
+        found["plan"] = {"stdout": plan.stdout, "requests": server.requests[before:]}
     return found
 
 
@@ -87,6 +90,15 @@ def test_another_unit_builds_other_prompts_and_never_reuses_their_answers(runs):
     assert again["requests"] == []
     assert {k: r["stimulus_hash"] for k, r in again["records"].items()} == \
         {k: r["stimulus_hash"] for k, r in server_run["records"].items()}
+
+
+def test_the_plan_counts_in_the_servers_tokens_and_sends_nothing(runs):
+    plan = runs["plan"]
+    assert plan["requests"] == []  # no chat request: the server counted at /tokenize
+    assert "input: server:scripted tokens" in plan["stdout"]
+    # 12 samples, 6 skipped (over the window), 3 x (500 + 1,000) tokens as the server counts
+    assert any(line.split()[:5] == ["niah", "12", "6", "4,500", "1,536"]
+               for line in plan["stdout"].splitlines())
 
 
 def test_cache_keys_and_stimulus_hashes_of_o200k_runs_are_unchanged():
