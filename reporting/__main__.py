@@ -24,7 +24,7 @@ from pathlib import Path
 
 from . import gate, verdict_settings
 from .compare import RunData, compare_runs, format_deltas, overlay_curves, run_identity, \
-    side_by_side_heatmaps
+    side_by_side_heatmaps, unit_mismatch
 from .experiments import Experiment
 from .report import build_comparison
 from .run_files import write_stored_run
@@ -113,11 +113,14 @@ def command_leaderboard(args) -> int:
 
 
 def command_merge(args) -> int:
-    from .merge import MergeError, merge
+    from .merge import MergeError, NotComparable, merge
 
     try:
         merged = merge(args.stores, args.into, load_catalog(args.experiments), settings(args),
                        run_id=args.run_id, warn=lambda message: print(message, file=sys.stderr))
+    except NotComparable as error:
+        print(f"merge: REFUSED (exit {gate.NOT_COMPARABLE_EXIT}): {error}", file=sys.stderr)
+        return gate.NOT_COMPARABLE_EXIT
     except MergeError as error:
         raise CommandError(str(error)) from None
     print(f"merged {merged.records} records of {len(merged.shards)} shards "
@@ -143,6 +146,10 @@ def command_compare(args) -> int:
     for run_id in run_ids:
         frame = store.frame(run_id)
         runs.append(RunData(run_id, run_identity(store.run_info(run_id), frame), frame))
+    mixed = unit_mismatch([(r.run_id, r.identity) for r in runs])
+    if mixed:
+        print(f"compare: REFUSED (exit {gate.NOT_COMPARABLE_EXIT}): {mixed}", file=sys.stderr)
+        return gate.NOT_COMPARABLE_EXIT
     out = Path(args.out) if args.out else Path(args.results_dir) / "compare" / "__".join(run_ids)
     figures: dict[str, list[Path]] = {}
     for name, experiment in sorted(experiments.items()):

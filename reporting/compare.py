@@ -63,17 +63,38 @@ def run_identity(info: dict, frame: pd.DataFrame) -> dict:
     judge_host = endpoint_host(options.get("judge_base_url") or options.get("base_url"))
     judge = f"{judge_model} @ {judge_host or 'default endpoint'}" if judge_model \
         else "deterministic (no LLM judge)"
-    tokenizer = info.get("tokenizer") or {}
     return {
         "model": model.get("name") or options.get("model") or "embedded (default)",
         "endpoint": endpoint_host(model.get("endpoint") or options.get("base_url")),
         "judge": judge,
-        "tokenizer": tokenizer.get("name") if tokenizer else None,
+        "tokenizer": token_unit(info, frame),
         "sampling": sampling,
         "scale": options.get("scale"),
         "seeds": {name: value for name, value in options.items() if "seed" in name},
         "versions": {k: v for k, v in (info.get("versions") or {}).items() if v},
     }
+
+
+def token_unit(info: dict, frame: pd.DataFrame) -> str | None:
+    """The unit a run's lengths are in: its records' (``token_unit``; runs before units were
+    recorded say o200k_base in their info), several joined by ", " if a run mixed them."""
+    if not frame.empty and "token_unit" in frame:
+        units = sorted({str(u) for u in frame["token_unit"].dropna()})
+        if units:
+            return ", ".join(units)
+    tokenizer = info.get("tokenizer") or {}
+    return tokenizer.get("name") if tokenizer else None
+
+
+def unit_mismatch(identities: Sequence[tuple[str, dict]]) -> str | None:
+    """One line when runs' lengths are in different token units (their scores at a length
+    are not comparable), else None."""
+    units = {run: identity.get("tokenizer") for run, identity in identities}
+    if len({u for u in units.values() if u is not None}) <= 1:
+        return None
+    shown = "; ".join(f"{run}: {unit}" for run, unit in units.items())
+    return (f"the runs' lengths are in different token units ({shown}); compare runs built "
+            "with the same --tokenizer")
 
 
 # -- pairing -----------------------------------------------------------------------------

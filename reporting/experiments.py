@@ -36,6 +36,9 @@ class Experiment:
     # experiment's own unit); None when the experiment has no length axis. The verdicts
     # (effective length, area under the curve) and the terminal's curve table read it.
     length: str | None = None
+    # What the length axis counts: "tokens" (in the run's unit, --tokenizer: o200k_base or a
+    # model's own, read from the records) or the experiment's own unit, e.g. "words".
+    length_unit: str = "tokens"
     # More findings from this experiment's records, beside the verdict: a function (or
     # "module:function") of its frame giving a JSON-able dict, empty when there is nothing
     # to say; its "lines" are printed in the terminal. summary.json keeps the whole dict.
@@ -57,6 +60,16 @@ class Experiment:
 
     def finder(self) -> Callable[["pd.DataFrame"], dict] | None:
         return _resolve(self.findings)
+
+
+def length_unit(experiment: Experiment, frame: "pd.DataFrame") -> str:
+    """What the experiment's lengths count, for people: its own unit ("words"), or tokens in
+    the unit its records were built in ("o200k_base tokens")."""
+    if experiment.length_unit != "tokens":
+        return experiment.length_unit
+    units = sorted({str(u) for u in frame["token_unit"].dropna()}) \
+        if "token_unit" in frame and not frame.empty else []
+    return f"{', '.join(units) or 'o200k_base'} tokens"
 
 
 def _resolve(reference):

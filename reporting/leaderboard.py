@@ -86,7 +86,7 @@ def columns(board: Leaderboard) -> list[tuple[str, str]]:
         if experiment.length is None:
             out += [(name, experiment.metric.split(".")[-1] + " (all cells)")]
         else:
-            out += [(name, column) for column in NUMBER_COLUMNS]
+            out += [(name, column) for column in NUMBER_COLUMNS] + [(name, "length unit")]
         out += [(name, "n"), (name, "run")]
     return out
 
@@ -101,6 +101,8 @@ def cell(entry: Entry | None, column: str) -> str:
         return f"{entry.run_id} ({entry.scale or '?'})"
     if column in NUMBER_COLUMNS:  # the value and interval, or "no verdict (reason)"
         return v.number_text(NUMBER_COLUMNS[column])
+    if column == "length unit":  # a model's own tokens differ from another model's
+        return v.length_unit or "—"
     return estimate_text(v.overall)  # an experiment without a length axis: its headline
 
 

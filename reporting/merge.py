@@ -16,7 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .compare import run_identity
+from .compare import run_identity, unit_mismatch
 from .experiments import Experiment
 from .records import SampleRecord
 from .run_files import RunFiles, write_stored_run
@@ -29,6 +29,10 @@ IDENTITY = ("model", "judge", "tokenizer", "scale")
 
 class MergeError(ValueError):
     """Shards that cannot be joined: one line naming the problem and the fix."""
+
+
+class NotComparable(MergeError):
+    """Shards whose scores mean different things (lengths in other token units): exit 8."""
 
 
 @dataclasses.dataclass
@@ -83,6 +87,9 @@ def read_shard(store: str | Path, run_id: str | None) -> Shard:
 def check_shards(shards: Sequence[Shard]) -> list[str]:
     """Raise on shards that cannot be one run; return warnings (a missing shard, overlaps)."""
     identities = [run_identity(s.run["info"], records_frame(s.records)) for s in shards]
+    mixed = unit_mismatch([(str(s.source), i) for s, i in zip(shards, identities)])
+    if mixed:
+        raise NotComparable(mixed.replace("compare runs", "merge shards"))
     for field in IDENTITY:
         values = {str(i.get(field)) for i in identities}
         if len(values) > 1:

@@ -142,7 +142,8 @@ class RunReporter:
                 options[name] = _redact_url(options[name])
         return {
             "options": json.loads(json.dumps(options, default=str)),
-            "tokenizer": {"name": "o200k_base", "tiktoken": _version("tiktoken")},
+            # the unit's exact identity (a server's tokenizer) is in each record: token_unit
+            "tokenizer": {"name": _unit_option(self.config), "tiktoken": _version("tiktoken")},
             "args": [str(a) for a in self.config.args],
             "python": sys.version.split()[0], "platform": platform.platform(),
             "versions": {name: _version(name) for name in _VERSIONED},
@@ -300,6 +301,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     metavar="ALPHA",
                     help="significance level after the multiplicity adjustment (default: 0.05)")
     verdict_settings.add_options(group.addoption)
+
+
+def _unit_option(config: pytest.Config) -> str:
+    value = getattr(config.option, "tokenizer", None) or "o200k"
+    return "o200k_base" if value == "o200k" else value
 
 
 def _is_contextrot_option(config: pytest.Config, dest: str) -> bool:

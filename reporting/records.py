@@ -45,7 +45,7 @@ class SampleRecord:
     params: dict[str, Any] = dataclasses.field(default_factory=dict)
     stimulus_hash: str = ""
     messages: list[dict[str, str]] = dataclasses.field(default_factory=list)
-    target_tokens: int | None = None  # o200k count of the prompt, the specs' length unit
+    target_tokens: int | None = None  # the prompt's count in the run's unit (token_unit)
     max_tokens: int | None = None
     model: dict[str, Any] = dataclasses.field(default_factory=dict)  # identity + sampling
     output: str | None = None
@@ -62,6 +62,12 @@ class SampleRecord:
     worker: str = ""
     finished_at: str = ""
     schema: int = SCHEMA_VERSION
+    # The unit lengths were built and counted in (fixtures/tokenizer.py: "o200k_base", the
+    # specs' unit, or a model's own), the prompt's o200k count beside it, and the length the
+    # stimulus was built to (None where the length axis is not tokens).
+    token_unit: str = "o200k_base"
+    o200k_tokens: int | None = None
+    target_length: int | None = None
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:

@@ -48,7 +48,7 @@ import pandas as pd
 from scipy import stats
 
 from .curve_tables import scored
-from .experiments import Experiment
+from .experiments import Experiment, length_unit
 from .stats import CONFIDENCE, mean_interval
 from .verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
                                VerdictSettings)
@@ -108,6 +108,7 @@ class Verdict:
     thin_counts: list = dataclasses.field(default_factory=list)
     # verdict number (``effective_length``, ...) -> why it is not stated ("base score 0")
     no_verdict: dict = dataclasses.field(default_factory=dict)
+    length_unit: str = ""  # what the lengths count ("o200k_base tokens", "words")
 
     def number(self, name: str) -> float | None:
         """The point value of a verdict metric (``effective_length``, ...), for the gate."""
@@ -164,9 +165,10 @@ class Verdict:
             return f"verdict: {self.why(EFFECTIVE_LENGTH)} (n={self.n})"
         bar = ">=" if self.higher_is_better else "<="
         factor = self.relative if self.higher_is_better else 2 - self.relative
+        unit = f" {self.length_unit}" if self.length_unit else ""
         lines = [f"verdict (n={sum(self.counts)} scored samples over {len(self.lengths)} "
-                 f"lengths, {_length(self.lengths[0])} to {_length(self.lengths[-1])}; 95% "
-                 "intervals):"]
+                 f"lengths, {_length(self.lengths[0])} to {_length(self.lengths[-1])}{unit}; "
+                 "95% intervals):"]
         if self.effective_length is None:
             lines.append(f"  effective length, relative: {self.why(EFFECTIVE_LENGTH)}")
         else:
@@ -235,6 +237,7 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
         found.note = NO_LENGTH_AXIS
         return found
     mine = frame[frame["experiment"] == experiment.name] if not frame.empty else frame
+    found.length_unit = length_unit(experiment, mine)
     if experiment.length not in mine:
         found.no_verdict = dict.fromkeys(NUMBERS, NO_LENGTH_SCORED)
         return found

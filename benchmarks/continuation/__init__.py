@@ -23,7 +23,7 @@ EXPERIMENT = Experiment(
     metric_kind="mean",
     higher_is_better=False,  # a rising cloze score means simpler, more generic prose
     chance=None,  # a readability score of free text has no value "by guessing"
-    length="params.context",  # the context tier, o200k tokens
+    length="params.context",  # the tier, in the run's unit (o200k_base unless --tokenizer)
     render=f"{__name__}.plots:render",
     findings=f"{__name__}.table:findings",  # the headline metric set, rounds without words
 )

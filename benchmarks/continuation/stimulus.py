@@ -19,6 +19,7 @@ import hashlib
 
 import tiktoken
 
+from fixtures.counted import safe_cut_after
 from fixtures.tokenizer import ENCODING_NAME, o200k
 
 from . import text as texts
@@ -139,8 +140,9 @@ def text_budget(context: int, max_tokens: int, allowance: float) -> int:
 class Window:
     text: str
     start_char: int
-    budget: int  # o200k tokens the tier allowed
+    budget: int  # tokens of text the tier allowed, in the run's unit
     skip_reason: str = ""
+    tokens: int | None = None  # the window's count, where it was composed (another unit)
 
 
 def window(source: Source, budget: int) -> Window:
@@ -166,3 +168,74 @@ def window(source: Source, budget: int) -> Window:
 
 def prompt(window_text: str) -> str:
     return f"{window_text}{SEPARATOR}{INSTRUCTION}"
+
+
+# -- tiers in another unit (--tokenizer server or hf:PATH) ------------------------------------
+PIECE_CHARS = 1_000  # about this many characters between the safe cuts counted before the point
+
+
+def unit_text_budget(context: int, max_tokens: int, tokenizer) -> int:
+    """Tokens of text a tier holds in the model's own unit: the context less the output, the
+    instruction and the chat template as the server counts them (no allowance is needed)."""
+    room = context - max_tokens - tokenizer.count(SEPARATOR + INSTRUCTION) \
+        - tokenizer.chat_overhead
+    return max(room, 0)
+
+
+_WINDOWS: dict[tuple[int, int, str], Window] = {}  # a tier's window serves all its rounds
+
+
+def unit_window(source: Source, budget: int, tokenizer) -> Window:
+    """The window that starts at the earliest window start whose text to the point holds at
+    most ``budget`` tokens of ``tokenizer``'s unit, composed from counts of the pieces between
+    safe cuts (counted back from the point, once each) and of the text up to the first cut."""
+    key = (id(source), budget, tokenizer.unit)
+    if key not in _WINDOWS:
+        _WINDOWS[key] = _unit_window(source, budget, tokenizer)
+    return _WINDOWS[key]
+
+
+def _unit_window(source: Source, budget: int, tokenizer) -> Window:
+    if budget < MIN_TEXT_TOKENS:
+        return window(source, budget)  # the same skip, whatever the unit
+    text, point = source.document.text, source.point_char
+    cuts = _cuts_before(text, point)
+    ends = cuts[1:] + [point]
+    suffix: dict[int, int] = {}  # cut index -> tokens from that cut to the point
+    total, i = 0, len(cuts)
+    while i > 0 and total <= budget:
+        batch = range(max(0, i - 16), i)
+        counts = tokenizer.count_pieces([text[cuts[j]:ends[j]] for j in batch])
+        for j, count in zip(reversed(batch), reversed(counts)):
+            total += count
+            suffix[j] = total
+        i = batch.start
+    lowest = min((j for j, tokens in suffix.items() if tokens <= budget), default=len(cuts))
+    if lowest == 0:  # all of it may fit: a tier larger than the text is skipped
+        whole = tokenizer.count(text[:cuts[0]] if cuts else text[:point]) + suffix.get(0, 0)
+        if whole < budget:
+            return Window("", 0, budget, f"the text holds only {whole} tokens before the "
+                          f"continuation point, fewer than the tier's {budget} (it is never "
+                          "repeated to fill a tier)")
+    low = cuts[lowest - 1] if lowest > 0 else 0
+    starts = [start for start in source.window_starts if low <= start < point]
+    following = [bisect.bisect_left(cuts, start + 1) for start in starts]
+    heads = tokenizer.count_many([text[start:cuts[j] if j < len(cuts) else point]
+                                  for start, j in zip(starts, following)])
+    for start, j, head in zip(starts, following, heads):
+        tokens = head + (suffix[j] if j < len(cuts) else 0)
+        if tokens <= budget and text[start:point].strip():
+            return Window(text[start:point], start, budget, tokens=tokens)
+    return Window("", point, budget, f"no whole sentence fits in {budget} tokens")
+
+
+def _cuts_before(text: str, point: int) -> list[int]:
+    """Safe cuts about every PIECE_CHARS characters before ``point``, ascending."""
+    cuts, position = [], 0
+    while True:
+        found = safe_cut_after(text, position + PIECE_CHARS) if position else \
+            safe_cut_after(text, 1)
+        if found >= point - 1:
+            return cuts
+        cuts.append(found)
+        position = found

@@ -27,15 +27,23 @@ def pytest_generate_tests(metafunc):
 async def solve(sample, ctx):
     settings, source = await ctx.build(prepared, ctx.config)
     record, tokenizer = ctx.record, ctx.tokenizer
-    budget = stimulus.text_budget(sample.context, settings.max_tokens, settings.token_allowance)
-    window = stimulus.window(source, budget)
+    if tokenizer.is_default:  # o200k: the tier holds an allowance for the model's tokenizer
+        budget = stimulus.text_budget(sample.context, settings.max_tokens,
+                                      settings.token_allowance)
+        window = stimulus.window(source, budget)
+    else:  # the model's own tokens: the tier is its context, exactly
+        budget = await ctx.build(stimulus.unit_text_budget, sample.context, settings.max_tokens,
+                                 tokenizer)
+        window = await ctx.build(stimulus.unit_window, source, budget, tokenizer)
     content = stimulus.prompt(window.text)
     record.stimulus([{"role": "user", "content": content}],
-                    target_tokens=tokenizer.count(content), max_tokens=settings.max_tokens,
+                    target_tokens=await ctx.count(content),
+                    target_length=sample.context, max_tokens=settings.max_tokens,
                     truth=source.truth, sampling=settings.sampling(),
                     temperature=settings.temperature, seed=settings.seed + sample.round)
     record.detail(**source.report(), window_start_char=window.start_char,
-                  window_tokens=tokenizer.count(window.text), text_budget=budget,
+                  window_tokens=window.tokens if window.tokens is not None
+                  else await ctx.count(window.text), text_budget=budget,
                   base_seed=settings.seed,
                   truth=scoring.reference(source.truth, sample.metric_set))
     if window.skip_reason:

@@ -19,7 +19,7 @@ EXPERIMENT = Experiment(
     metric_kind="rate",
     # An open answer judged against the needle's phrasings: a guess never names the needle.
     chance=0.0,
-    length="params.length",  # o200k tokens
+    length="params.length",  # tokens, in the run's unit (o200k_base unless --tokenizer)
     render=f"{__name__}.plots:render",
     findings=f"{__name__}.agreement:findings",  # the LLM judge against the deterministic one
 )

@@ -17,9 +17,10 @@ import pandas as pd
 
 from fixtures.parametrize import tokens_label
 from reporting import plots
+from reporting.experiments import length_unit
 from reporting.stats import mean_interval, wilson_interval
 
-from . import agreement
+from . import EXPERIMENT, agreement
 
 MODE_NAMES = {"seq": "sequential", "shuf": "shuffled"}
 REALISED = "details.needle_depth_realised"  # percent of the haystack's o200k tokens
@@ -84,7 +85,7 @@ def _heatmap(frame, title, out_dir, filename):
     ax.set_xlabel("Needle depth" + (f"\n(at N%: the cell's mean realised depth in tokens, "
                                     f"shown when over {FAR_FROM_NOMINAL:g} points away)"
                                     if far else ""), fontsize=8 if far else None)
-    ax.set_ylabel("Context length (o200k tokens)")
+    ax.set_ylabel(f"Context length ({length_unit(EXPERIMENT, frame)})")
     ax.set_title(title, fontsize=9)
     return plots.save_figure(fig, out_dir, filename)
 
@@ -131,7 +132,7 @@ def _curves(frame, conditions, title, out_dir):
     ax.set_xticks(all_lengths, [tokens_label(n) for n in all_lengths])
     ax.minorticks_off()
     ax.set_ylim(-0.05, 1.05)
-    ax.set_xlabel("Context length (o200k tokens)")
+    ax.set_xlabel(f"Context length ({length_unit(EXPERIMENT, frame)})")
     ax.set_ylabel("Accuracy (95% Wilson interval)")
     ax.set_title(f"{title}: accuracy by length{note}", fontsize=9)
     if ax.get_legend_handles_labels()[0]:

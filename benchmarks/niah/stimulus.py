@@ -19,7 +19,10 @@ says so.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
+
+from fixtures.counted import CountedText
 
 from . import haystack
 from .grid import NiahSample
@@ -62,7 +65,7 @@ class TooShort(ValueError):
 @dataclasses.dataclass(frozen=True)
 class Stimulus:
     prompt: str
-    prompt_tokens: int  # o200k count of the whole prompt
+    prompt_tokens: int  # the whole prompt's count in the unit (the chat template's not in)
     haystack_budget: int  # tokens the haystack was cut to
     needle_offset: int  # character offset of the needle in the document
     needle_token_offset: int  # o200k tokens of the haystack (distractors in) before the needle
@@ -76,46 +79,81 @@ MAX_REBUILDS = 3  # each cuts the haystack by the excess; one is almost always e
 
 def build(sample: NiahSample, question: Question, needle: Needle, tokenizer, *,
           template: str = SPEC_TEMPLATE, include_bible: bool = False) -> Stimulus:
+    prepared = prepare(sample, question, needle, tokenizer, template, include_bible)
+    with_distractors = prepared.with_distractors
+    where = haystack.place_counted(with_distractors, sample.depth, tokenizer)
+    document = haystack.insert_counted(with_distractors, [(where.offset, needle.text)],
+                                       tokenizer)
+    final = document.wrap(prepared.prefix, prepared.suffix, tokenizer)
+    return Stimulus(prompt=final.text, prompt_tokens=final.tokens,
+                    haystack_budget=prepared.budget,
+                    needle_offset=document.text.index(needle.text),
+                    needle_token_offset=where.tokens_before,
+                    needle_depth_realised=round(where.depth, 2),
+                    distractor_indices=prepared.distractor_indices,
+                    distractor_offsets=prepared.distractor_offsets)
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    """What every depth of one haystack shares: the haystack with its distractors, counted."""
+    with_distractors: CountedText
+    prefix: str  # the template before the document
+    suffix: str  # and after it
+    budget: int
+    distractor_indices: tuple[int, ...]
+    distractor_offsets: tuple[int, ...]
+
+
+@functools.lru_cache(maxsize=8)  # a cell's depths and trials come together in the grid
+def prepare(sample: NiahSample, question: Question, needle: Needle, tokenizer, template: str,
+            include_bible: bool) -> Prepared:
+    return _prepare(dataclasses.replace(sample, depth=0), question, needle, tokenizer,
+                    template, include_bible)
+
+
+def _prepare(sample: NiahSample, question: Question, needle: Needle, tokenizer, template: str,
+             include_bible: bool) -> Prepared:
     chosen = choose_distractors(sample, len(question.distractors))
     distractors = [question.distractors[i].text for i in chosen]
-
-    def prompt(document: str) -> str:
-        return template.format(haystack_with_needle=document,
-                               retrieval_question=question.question)
-
-    overhead = tokenizer.count(prompt(""))
-    needle_tokens = tokenizer.count(" " + needle.text)
-    insertions = needle_tokens + sum(tokenizer.count(" " + text) for text in distractors)
-    budget = sample.length - overhead - insertions
+    marker = "\x00"
+    prefix, suffix = template.format(haystack_with_needle=marker,
+                                     retrieval_question=question.question).split(marker)
+    # the chat template's tokens (0 in o200k) are part of the length as the server counts it
+    served = tokenizer.chat_overhead
+    overhead, needle_tokens, *distractor_tokens = tokenizer.count_many(
+        [prefix + suffix, " " + needle.text, *(" " + text for text in distractors)])
+    insertions = needle_tokens + sum(distractor_tokens)
+    budget = sample.length - served - overhead - insertions
     for _ in range(MAX_REBUILDS + 1):
         if budget <= MIN_HAYSTACK_TOKENS:
             raise TooShort(f"{sample.length} tokens leave {budget} for the haystack after the "
-                           f"template ({overhead}) and the insertions ({insertions})")
-        hay = haystack_text(sample, tokenizer, budget, include_bible)
-        offsets = distractor_offsets(hay, sample.distractor_seed, len(distractors))
-        with_distractors = haystack.insert_at_offsets(hay, list(zip(offsets, distractors)))
-        first = haystack.insert_at(with_distractors, needle.text, 0)
-        longest = max(tokenizer.count(prompt(with_distractors)) + needle_tokens,
-                      tokenizer.count(prompt(first)))
+                           f"template ({served + overhead}) and the insertions ({insertions})")
+        hay = haystack_counted(sample, tokenizer, budget, include_bible)
+        offsets = distractor_offsets(hay.text, sample.distractor_seed, len(distractors))
+        with_distractors = haystack.insert_counted(hay, list(zip(offsets, distractors)),
+                                                   tokenizer)
+        first = haystack.insert_counted(with_distractors, [(0, needle.text)], tokenizer)
+        longest = served + max(
+            with_distractors.wrap(prefix, suffix, tokenizer).tokens + needle_tokens,
+            first.wrap(prefix, suffix, tokenizer).tokens)
         if longest <= sample.length:
             break
         budget -= longest - sample.length
-    where = haystack.place(with_distractors, sample.depth, tokenizer)
-    document = haystack.insert_at(with_distractors, needle.text, where.offset)
-    text = prompt(document)
-    return Stimulus(prompt=text, prompt_tokens=tokenizer.count(text), haystack_budget=budget,
-                    needle_offset=document.index(needle.text),
-                    needle_token_offset=where.tokens_before,
-                    needle_depth_realised=round(where.depth, 2),
-                    distractor_indices=tuple(chosen), distractor_offsets=tuple(offsets))
+    return Prepared(with_distractors, prefix, suffix, budget, tuple(chosen), tuple(offsets))
 
 
 def haystack_text(sample: NiahSample, tokenizer, budget: int, include_bible: bool) -> str:
+    return haystack_counted(sample, tokenizer, budget, include_bible).text
+
+
+def haystack_counted(sample: NiahSample, tokenizer, budget: int,
+                     include_bible: bool) -> CountedText:
     if sample.mode == "seq":
-        return haystack.sequential_haystack(tokenizer, budget, sample.start_offset,
-                                            include_bible=include_bible)
-    return haystack.shuffled_haystack(tokenizer, budget, sample.shuffle_seed,
-                                      include_bible=include_bible)
+        return haystack.sequential_counted(tokenizer, budget, sample.start_offset,
+                                           include_bible=include_bible)
+    return haystack.shuffled_counted(tokenizer, budget, sample.shuffle_seed,
+                                     include_bible=include_bible)
 
 
 def choose_distractors(sample: NiahSample, available: int) -> list[int]:

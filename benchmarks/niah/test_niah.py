@@ -81,8 +81,7 @@ async def solve(sample, ctx):
                                 template=s["template"], include_bible=s["include_bible"])
     except stimulus.TooShort as reason:
         record.skip(str(reason))
-    record.detail(target_length=sample.length, o200k_prompt_tokens=built.prompt_tokens,
-                  build_s=round(time.perf_counter() - started, 3),
+    record.detail(target_length=sample.length, build_s=round(time.perf_counter() - started, 3),
                   haystack_budget=built.haystack_budget, needle_text=needle.text,
                   question_text=question.question, lexical_overlap=needle.lexical_overlap,
                   needle_offset=built.needle_offset,
@@ -92,7 +91,8 @@ async def solve(sample, ctx):
                   distractor_offsets=list(built.distractor_offsets),
                   include_bible=s["include_bible"])
     record.stimulus([{"role": "user", "content": built.prompt}],
-                    target_tokens=built.prompt_tokens, max_tokens=stimulus.MAX_OUTPUT_TOKENS)
+                    target_tokens=built.prompt_tokens, target_length=sample.length,
+                    max_tokens=stimulus.MAX_OUTPUT_TOKENS)
     del built  # the prompt lives on in the record until it is sent; nothing else holds it
     record.skip_unless_fits(ctx.model)
 

@@ -17,6 +17,7 @@ EXPERIMENT = Experiment(
     # the floor, 0, and a base of 0 supports no relative verdict whatever the chance level).
     chance=None,
     length="params.n",  # words in the sequence
+    length_unit="words",
     render=f"{__name__}.plots:render",
 )
 

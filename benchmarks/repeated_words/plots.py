@@ -100,7 +100,9 @@ def _by_tokens(frame, title, out_dir, filename):
                         textcoords="offset points", xytext=(0, 6), ha="center", fontsize=6)
     ax.set_xscale("log")
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("Input tokens (o200k)")
+    unit = sorted({str(u) for u in frame["token_unit"].dropna()}) if "token_unit" in frame \
+        else []
+    ax.set_xlabel(f"Input tokens ({', '.join(unit) or 'o200k_base'})")
     ax.set_ylabel("Normalized Levenshtein")
     ax.set_title(title)
     if ax.get_legend_handles_labels()[0]:

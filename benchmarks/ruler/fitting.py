@@ -150,13 +150,18 @@ def calibration(task_name: str, length: int, *, tokenizer, qa: QaData | None = N
     """(n, tokens per unit) of the task at this length, from a probe sample (QA: the first
     question, as RULER's search uses); once per process and tokenizer."""
     probe = _maker(task_name, length, f"ruler/{task_name}/{length}/probe", 0, tokenizer, qa)
-    return calibrate(probe, tokenizer.count,
-                     length - TASKS[task_name].tokens_to_generate)
+    return calibrate(probe, tokenizer.count, prompt_budget(task_name, length, tokenizer))
 
 
 def build(sample: RulerSample, tokenizer, qa: QaData | None = None) -> Fitted:
     """The sample's prompt at the largest size that fits its length (TooShort if none)."""
-    budget = sample.length - TASKS[sample.task].tokens_to_generate
     start, unit = calibration(sample.task, sample.length, tokenizer=tokenizer, qa=qa)
     return fit(_maker(sample.task, sample.length, sample.seed, sample.index, tokenizer, qa),
-               tokenizer.count, budget, start, unit)
+               tokenizer.count, prompt_budget(sample.task, sample.length, tokenizer), start,
+               unit)
+
+
+def prompt_budget(task_name: str, length: int, tokenizer) -> int:
+    """The prompt's share of L: RULER counts the prompt with its model template (here the
+    endpoint's chat template, 0 tokens in o200k) plus ``tokens_to_generate``."""
+    return length - TASKS[task_name].tokens_to_generate - getattr(tokenizer, "chat_overhead", 0)

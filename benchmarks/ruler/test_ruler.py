@@ -76,7 +76,8 @@ async def solve(sample, ctx):
                   answer_prefix_as=s["answer_prefix"],
                   build_s=round(time.perf_counter() - started, 3))
     record.stimulus(stimulus.messages(fitted.prompt, s["answer_prefix"]),
-                    target_tokens=fitted.tokens, max_tokens=task.tokens_to_generate)
+                    target_tokens=fitted.tokens, target_length=sample.length,
+                    max_tokens=task.tokens_to_generate)
     del fitted  # the record holds the prompt until it is sent; nothing else does
     record.skip_unless_fits(ctx.model)
     completion = await record.ask(ctx.model, temperature=0.0, top_p=1.0,

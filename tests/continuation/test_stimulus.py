@@ -93,3 +93,24 @@ def test_same_inputs_same_stimulus():
     one = stimulus.place(novel(seed=3), 5000, 128)
     two = stimulus.place(novel(seed=3), 5000, 128)
     assert stimulus.window(one, 2000) == stimulus.window(two, 2000) and one.truth == two.truth
+
+
+# -- tiers in the server's own tokens (--tokenizer server) ----------------------------------
+def test_a_tier_in_the_servers_tokens_fills_its_context_as_the_server_counts():
+    from fixtures.scripted_server import ScriptedServer, ToyTokenizer
+    from fixtures.tokenizer import make_unit
+
+    source = stimulus.place(novel(), requested_point=12000, max_tokens=128)
+    toy = ToyTokenizer()
+    with ScriptedServer(tokenizer="toy") as server:
+        unit = make_unit("server", base_url=server.base_url, model="scripted")
+        for context in (1024, 4096):
+            budget = stimulus.unit_text_budget(context, 128, unit)
+            window = stimulus.unit_window(source, budget, unit)
+            served = toy.count(ToyTokenizer.render(
+                [{"role": "user", "content": stimulus.prompt(window.text)}]))
+            assert window.tokens == toy.count(window.text) <= budget
+            assert context - 128 - 150 < served <= context - 128  # within a sentence
+            assert window.start_char in source.window_starts
+        too_big = stimulus.unit_window(source, 10**6, unit)
+        assert too_big.text == "" and "fewer than the tier's" in too_big.skip_reason

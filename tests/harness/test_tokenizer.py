@@ -28,3 +28,101 @@ def test_counts_match_o200k():
     assert encoding.count("hello world") == 2
     assert encoding.decode(encoding.encode("<|endoftext|> apple")) == "<|endoftext|> apple"
     assert encoding.identity.startswith("tiktoken/o200k_base@")
+
+
+# -- the other units ---------------------------------------------------------------------------
+import json  # noqa: E402
+
+import openai  # noqa: E402
+import pytest  # noqa: E402
+
+from fixtures.scripted_server import ScriptedServer, ToyTokenizer  # noqa: E402
+
+TEXT = "The cat sat on the mat. It was warm, and the cat was happy there all day."
+
+
+def toy_tokenizer_json(path):
+    """A small word-level tokenizer.json made with the tokenizers library itself."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    made = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    made.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    made.train_from_iterator([TEXT], trainers.WordLevelTrainer(special_tokens=["[UNK]"]))
+    made.save(str(path))
+    return path
+
+
+def test_a_bad_unit_is_one_line_naming_the_choices(tmp_path):
+    with pytest.raises(ValueError, match="use o200k .*server.*hf:PATH"):
+        tok.check_unit("llama")
+    with pytest.raises(ValueError, match="no file"):
+        tok.check_unit(f"hf:{tmp_path / 'missing.json'}")
+    assert tok.check_unit(None) == "o200k" and tok.make_unit("o200k") is tok.o200k()
+
+
+def test_a_local_tokenizer_json_counts_in_its_own_unit(tmp_path):
+    unit = tok.make_unit(f"hf:{toy_tokenizer_json(tmp_path / 'tokenizer.json')}")
+    assert unit.name == "hf:tokenizer.json" and unit.unit.startswith("hf:tokenizer.json#")
+    assert unit.count("the cat sat") == 3
+    assert unit.count_many(["the cat", "sat on the mat."]) == [2, 4]
+    assert unit.count_pieces([" the cat", " was"]) == [2, 1]
+    assert unit.chars_for("the cat sat", 2) == len("the cat")
+    assert not unit.is_default
+
+
+def test_an_unreadable_tokenizer_file_is_one_line(tmp_path):
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text("{}")
+    with pytest.raises(tok.TokenizerUnavailable, match="cannot read it as a tokenizer.json"):
+        tok.make_unit(f"hf:{bad}")
+
+
+def test_the_server_counts_many_pieces_in_one_request():
+    toy = ToyTokenizer()
+    with ScriptedServer("echo", tokenizer="toy", context_length=5000) as server:
+        unit = tok.make_unit("server", base_url=server.base_url, model="scripted")
+        assert unit.dialect == "vllm" and unit.separator == ("<|endoftext|>", 0)
+        assert unit.context_length == 5000  # vLLM's max_model_len, from /tokenize
+        pieces = [f" sentence number {i} of the test." for i in range(500)]
+        before = server.tokenize_requests
+        assert unit.count_many(pieces) == [toy.count(p) for p in pieces]
+        assert server.tokenize_requests == before + 1
+        assert unit.count_many(pieces[:10]) == [toy.count(p) for p in pieces[:10]]
+        assert server.tokenize_requests == before + 1  # remembered, not asked again
+        assert unit.count(TEXT) == toy.count(TEXT)
+        assert unit.decode(unit.encode(TEXT)) == TEXT
+        assert unit.chars_for(TEXT, 4) == len("".join(toy.pieces(TEXT)[:4]))
+
+
+def test_the_chat_template_tokens_are_what_the_server_adds():
+    toy = ToyTokenizer()
+    with ScriptedServer("echo", tokenizer="toy") as server:
+        unit = tok.make_unit("server", base_url=server.base_url, model="scripted")
+        client = openai.OpenAI(base_url=server.base_url, api_key="x")
+        content = "How many tokens does this prompt take?"
+        served = client.chat.completions.create(
+            model="scripted", messages=[{"role": "user", "content": content}],
+            max_tokens=5).usage.prompt_tokens
+        assert served == toy.count(ToyTokenizer.render([{"role": "user", "content": content}]))
+        assert unit.chat_overhead > 0
+        assert unit.count(content) + unit.chat_overhead == served
+
+
+def test_the_unit_names_the_servers_tokenizer_not_its_address():
+    with ScriptedServer(tokenizer="toy") as one, ScriptedServer(tokenizer="toy") as two, \
+            ScriptedServer() as o200k_server:
+        units = [tok.make_unit("server", base_url=s.base_url, model="scripted").unit
+                 for s in (one, two, o200k_server)]
+    assert units[0] == units[1] != units[2]
+
+
+def test_an_endpoint_that_cannot_count_is_one_line_naming_the_options():
+    with ScriptedServer() as server:
+        def refuse(route, request):
+            return 404, {"error": {"message": "not found"}}
+        server.tokenize = refuse
+        with pytest.raises(tok.TokenizerUnavailable) as caught:
+            tok.make_unit("server", base_url=server.base_url, model="scripted")
+    line = str(caught.value)
+    assert "\n" not in line and "hf:PATH" in line and "o200k" in line
+    assert json.dumps(line)  # plain text
