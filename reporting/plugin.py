@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import os
 import platform
-import signal
 import sys
-import threading
 from importlib import metadata
 
 import pytest
+
+from fixtures.stopping import INTERRUPTS, stop_session
 
 from . import hooks, thresholds, verdict_settings
 from .experiments import catalog
@@ -62,15 +62,6 @@ def pytest_configure(config: pytest.Config) -> None:
                                       "contextrot-reporter")
 
 
-def stop_session(config: pytest.Config, session: pytest.Session | None, reason: str) -> None:
-    """Stop the run after the test running now (xdist's controller keeps its own flag)."""
-    if session is not None:
-        session.shouldstop = reason
-    dsession = config.pluginmanager.getplugin("dsession")
-    if dsession is not None:
-        dsession.shouldstop = reason
-
-
 def _is_sample(nodeid: str) -> bool:
     from fixtures.plugin import is_sample  # one definition of "sample", shared with fixtures
     return is_sample(nodeid)
@@ -96,10 +87,7 @@ class RunReporter:
         self.late = False  # a record arrived after it was handed one: hand it a new one
         self.session: pytest.Session | None = None
         self.lines: list[tuple[str, str | None]] = []  # the terminal section (run_end.py)
-        self.interrupted_late = False  # Ctrl-C once the end had begun
         self.store_error: str | None = None  # the store could not be written: the run stops
-        self._sigint = None  # the handler before the end began; put back at the cleanup
-        config.add_cleanup(self._restore_sigint)
 
     @property
     def run(self) -> RunContext:
@@ -207,33 +195,15 @@ class RunReporter:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int):
         """The end's process works while the other plugins finish (xdist waits for its
         workers to exit); then its result sets the exit status."""
-        self._hold_sigint()
+        INTERRUPTS.end(session)  # from now on, Ctrl-C waits for the run's files
         sent = self.store is not None and self._end_session(session, exitstatus)
         try:
             return (yield)
         finally:
             if sent:
                 self._take_end(session)
-            if self.interrupted_late:
+            if INTERRUPTS.late:  # Ctrl-C while they were written: still an interrupted run
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
-
-    def _hold_sigint(self) -> None:
-        """From the session's end on, Ctrl-C interrupts nothing: the run's files are being
-        written from what was recorded (a few seconds). It still makes the exit status 2."""
-        if self._sigint is None and threading.current_thread() is threading.main_thread():
-            self._sigint = signal.signal(signal.SIGINT, self._interrupt_late)
-
-    def _interrupt_late(self, signum, frame) -> None:
-        self.interrupted_late = True
-        if self.session is not None:  # (pytest returns it after the unconfigure hooks)
-            self.session.exitstatus = pytest.ExitCode.INTERRUPTED
-        os.write(2, b"\ncontextrot: Ctrl-C: writing the run's files from what was recorded "
-                    b"first\n")
-
-    def _restore_sigint(self) -> None:
-        if self._sigint is not None:
-            signal.signal(signal.SIGINT, self._sigint)
-            self._sigint = None
 
     def _end_session(self, session: pytest.Session, exitstatus: int) -> bool:
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
