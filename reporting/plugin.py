@@ -13,7 +13,6 @@ verdict: ``curve_tables.py``, ``verdicts.py``).
 from __future__ import annotations
 
 import json
-import os
 import platform
 import sys
 from importlib import metadata
@@ -294,13 +293,13 @@ class RunReporter:
 
     def _store_failed(self, error: Exception) -> None:
         """The store cannot take a record (a full disk): the run stops, with one line; what
-        is stored stays, and the same command resumes (the response cache answers again)."""
+        is stored stays, and the same command runs what is missing."""
         run, problem = self.run, storage_problem(str(error)) or f"{type(error).__name__}: " \
             f"{error}"
+        fix = STORAGE_FIX.get(problem, "see that the folder can be written")
         self.store_error = (f"cannot write the results store in {run.results_dir} "
-                            f"({problem}): {STORAGE_FIX.get(problem, 'fix it')}, then run "
-                            f"the same command again ({len(self.received)} records are "
-                            "stored)")
+                            f"({problem}): {fix}, then run the same command again "
+                            f"({len(self.received)} records are stored)")
         stop_session(self.config, self.session, f"contextrot: {self.store_error}")
 
     def _finish_store(self, exit_status: int) -> None:

@@ -410,12 +410,15 @@ def read_only(folder: Path, command: list[str]) -> list[str]:
             str(folder), *command]
 
 
-@pytest.fixture
-def stored(server, tmp_path) -> Path:
-    """A results folder holding one good run, ``good``, and no lock file beside its store."""
-    results = tmp_path / "stored"
-    run(pytest_command("--model", "scripted", "--base-url", server.base_url, "--results-dir",
-                       str(results), "--run-id", "good", *ONE)).assert_clean(0, "1 passed")
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory) -> Path:
+    """A results folder holding one good run, ``good``, and no lock file beside its store
+    (made once per process: every test here only reads it)."""
+    results = tmp_path_factory.mktemp("stored")
+    with ScriptedServer("copy") as server:
+        run(pytest_command("--model", "scripted", "--base-url", server.base_url,
+                           "--results-dir", str(results), "--run-id", "good", *ONE)
+            ).assert_clean(0, "1 passed")
     for lock in results.glob("*.lock"):
         lock.unlink()
     return results
