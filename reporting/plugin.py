@@ -195,6 +195,8 @@ class RunReporter:
         """The end's process works while the other plugins finish (xdist waits for its
         workers to exit); then its result sets the exit status."""
         INTERRUPTS.end(session)  # from now on, Ctrl-C waits for the run's files
+        if INTERRUPTS.stopped:  # a Ctrl-C stopped the run (perhaps after its last test)
+            session.exitstatus = exitstatus = pytest.ExitCode.INTERRUPTED
         sent = self.store is not None and self._end_session(session, exitstatus)
         try:
             return (yield)
