@@ -196,8 +196,7 @@ ROWS: dict[str, Row] = {
     "refused-key": Row(ONE, 2, r"refused the request \(401\): check the API key",
                        fault=lambda server: setattr(server, "api_key", SECRET), xdist=True),
     "closed-port": Row(["--base-url", "http://127.0.0.1:{closed}/v1", *ONE], 2,
-                       r"cannot reach http://127\.0\.0\.1:\d+/v1 .*: start the server",
-                       xdist=True),
+                       r"cannot reach http://127\.0\.0\.1:\d+/v1 .*: start the server"),
     "closed-port-no-retry": Row(["--base-url", "http://127.0.0.1:{closed}/v1",
                                  "--max-retries", "0", *ONE], 2,
                                 r"cannot reach http://127\.0\.0\.1:\d+/v1"),
@@ -367,7 +366,8 @@ def xdist_workers(pid: int) -> list[int]:
             if b"sys.stdin.readline" in Path(f"/proc/{c}/cmdline").read_bytes()]
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
+@pytest.mark.skipif(not Path(f"/proc/self/task/{os.getpid()}/children").exists(),
+                    reason="finds xdist's workers in /proc (Linux)")
 def test_a_worker_killed_mid_run_names_the_sample_that_sent_no_record(tmp_path):
     results = tmp_path / "results"
     with ScriptedServer("copy", latency_s=0.15) as server:
