@@ -50,13 +50,6 @@ async def test_a_closed_port_with_no_retries_is_the_cannot_reach_line():
 
 
 @pytest.mark.asyncio
-async def test_a_400_that_is_not_an_overflow_is_one_line(server):
-    server.chat_fault = Fault(400, body={"error": {"message": "unknown field 'top_k'"}})
-    with pytest.raises(EndpointFatal, match="answered 400 .*unknown field 'top_k'.*malformed"):
-        await client(server.base_url).complete(MESSAGES, max_tokens=20)
-
-
-@pytest.mark.asyncio
 async def test_a_full_disk_under_the_response_cache_stops_the_run(server, tmp_path):
     cache = ResponseCache(tmp_path / "cache.sqlite")
 

@@ -233,6 +233,10 @@ ROWS: dict[str, Row] = {
                                 fault=lambda server: fill(server, Fault(200, EMPTY_ANSWER)),
                                 check=one_record(lambda r: r["outcome"] != "error"
                                                  and r["output"] == "")),
+    "bad-request": Row(ONE, 1, r"^http://127\.0\.0\.1:\d+/v1/chat/completions answered 400 "
+                       r"\(unknown field 'top_k'\): the request was refused$",
+                       fault=lambda server: fill(server, always=Fault(
+                           400, body={"error": {"message": "unknown field 'top_k'"}}))),
     "credentials-in-the-url": Row(
         ["--base-url", f"http://alice:{SECRET}@{{server}}", "--max-retries", "0",
          "--log-cli-level", "DEBUG", "-l", *ONE], 1, "gave up after 1 request",
