@@ -331,12 +331,12 @@ INTERRUPTS = {  # when Ctrl-C comes, and how many records the run must have kept
 }
 
 
-@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "n2"])
-@pytest.mark.parametrize("point", [*INTERRUPTS, "twice"])
+@pytest.mark.parametrize(("point", "workers"), [
+    pytest.param(point, workers, id=f"{point}-{'n2' if workers else 'serial'}")
+    for point in [*INTERRUPTS, "twice"] for workers in [(), ("-n", "2")]
+    if not (workers and point == "before-the-first-record")])  # (no worker has a record yet)
 def test_ctrl_c_at_any_point_exits_2_with_the_files_of_what_was_recorded(point, workers,
                                                                           tmp_path):
-    if workers and point == "before-the-first-record":
-        pytest.skip("covered without -n: the same controller, no worker has a record yet")
     results = tmp_path / "results"
     with ScriptedServer("copy", latency_s=0.15) as server:
         run_ = Watched(pytest_command("-m", "repeated_words", "--model", "scripted",
