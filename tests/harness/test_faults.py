@@ -111,18 +111,26 @@ class Row:
     fault: Callable[[ScriptedServer], None] = lambda server: None
     env: dict[str, str | None] = dataclasses.field(default_factory=dict)
     model: bool = True  # point --model/--base-url at the scripted server
+    prepare: Callable[[Path], object] | None = None  # makes files in the test's folder
     check: Callable[[Path], None] | None = None  # more on the results folder
     xdist: bool = False  # also run it with -n 2
 
     def command(self, server: ScriptedServer, tmp: Path, *more: str) -> list[str]:
-        args = [a.replace("{tmp}", str(tmp)).replace("{closed}", str(CLOSED))
-                .replace("{server}", server.base_url.removeprefix("http://"))
-                for a in self.args]
+        args = [fill_in(a, server, tmp) for a in self.args]
         endpoint = ["--model", "scripted", "--base-url", server.base_url] if self.model else []
         return pytest_command(*endpoint, "--results-dir", str(tmp / "results"), *args, *more)
 
+    def environment(self, server: ScriptedServer, tmp: Path) -> dict[str, str]:
+        return child_env(**{k: v and fill_in(v, server, tmp) for k, v in self.env.items()})
+
 
 CLOSED = closed_port()  # nothing listens there (nothing else binds a port it was given)
+
+
+def fill_in(text: str, server: ScriptedServer, tmp: Path) -> str:
+    """A row's argument with the test's folder, a closed port and the server put in."""
+    return text.replace("{tmp}", str(tmp)).replace("{closed}", str(CLOSED)) \
+        .replace("{server}", server.base_url.removeprefix("http://"))
 
 
 def fill(server: ScriptedServer, *faults: Fault, always: Fault | None = None) -> None:
@@ -168,10 +176,13 @@ ROWS: dict[str, Row] = {
                               env={"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None}),
     # the results folder cannot hold the run
     "results-dir-is-a-file": Row(["--results-dir", "{tmp}/file", *ONE], 4,
-                                 "^ERROR: --results-dir .*/file is a file"),
-    "store-not-sqlite": Row(ONE, 4, "^ERROR: .*contextrot.sqlite is not a usable SQLite file"),
+                                 "^ERROR: --results-dir .*/file is a file",
+                                 prepare=lambda tmp: (tmp / "file").write_text("a file")),
+    "store-not-sqlite": Row(ONE, 4, "^ERROR: .*contextrot.sqlite is not a usable SQLite file",
+                            prepare=junk("contextrot.sqlite")),
     "cache-not-sqlite": Row(ONE, 4,
-                            "^ERROR: .*response-cache.sqlite is not a usable SQLite file"),
+                            "^ERROR: .*response-cache.sqlite is not a usable SQLite file",
+                            prepare=junk("response-cache.sqlite")),
     # an experiment cannot build its grid: its [unavailable] case fails, the others run
     "max-context-below-a-tier": Row(
         ["--max-context", "800", "-m", "continuation or repeated_words", "-k",
@@ -246,17 +257,12 @@ ROWS: dict[str, Row] = {
                              4, r"^ERROR: --baseline .* is a folder; give a run's summary.json"),
     "baseline-not-json": Row(["--baseline", "{tmp}/bad.json", "--fail-on",
                               "repeated_words:-5%", *ONE], 4,
-                             r"^ERROR: --baseline .*bad.json: not JSON"),
+                             r"^ERROR: --baseline .*bad.json: not JSON",
+                             prepare=lambda tmp: (tmp / "bad.json").write_text('{"samples": [')),
     "baseline-empty": Row(["--baseline", "{tmp}/empty.jsonl", "--fail-on",
                            "repeated_words:-5%", *ONE], 8,
-                          r"gate: REFUSED \(exit 8\): baseline .*empty.jsonl holds no samples"),
-}
-PREPARE: dict[str, Callable[[Path], object]] = {
-    "results-dir-is-a-file": lambda tmp: (tmp / "file").write_text("not a folder"),
-    "store-not-sqlite": junk("contextrot.sqlite"),
-    "cache-not-sqlite": junk("response-cache.sqlite"),
-    "baseline-not-json": lambda tmp: (tmp / "bad.json").write_text('{"samples": [trunc'),
-    "baseline-empty": lambda tmp: (tmp / "empty.jsonl").write_bytes(b""),
+                          r"gate: REFUSED \(exit 8\): baseline .*empty.jsonl holds no samples",
+                          prepare=lambda tmp: (tmp / "empty.jsonl").write_bytes(b"")),
 }
 CASES = [pytest.param(name, (), id=name) for name in ROWS] + \
     [pytest.param(name, ("-n", "2"), id=f"{name}-n2") for name, row in ROWS.items()
@@ -267,10 +273,9 @@ CASES = [pytest.param(name, (), id=name) for name in ROWS] + \
 def test_each_fault_is_one_line_with_its_exit_status(name, more, server, tmp_path):
     row = ROWS[name]
     row.fault(server)
-    PREPARE.get(name, lambda tmp: None)(tmp_path)
-    env = child_env(**{k: v.replace("{tmp}", str(tmp_path)).replace("{closed}", str(CLOSED))
-                       if v else v for k, v in row.env.items()})
-    ran = run(row.command(server, tmp_path, *more), env)
+    if row.prepare is not None:
+        row.prepare(tmp_path)
+    ran = run(row.command(server, tmp_path, *more), row.environment(server, tmp_path))
     ran.assert_clean(row.status, row.line)
     if row.check is not None:
         row.check(tmp_path)
