@@ -28,9 +28,13 @@ from .compare import RunData, compare_runs, format_deltas, overlay_curves, run_i
 from .experiments import Experiment
 from .report import build_comparison
 from .run_files import write_stored_run
+from .sqlite import storage_problem
 from .store import ResultsStore
 
 USAGE_EXIT = 2
+WRITE_FIX = {"the folder is read-only": "its stored runs can still be read: pass {} DIR to "
+                                        "write elsewhere",
+             "the disk is full": "free space, or pass {} DIR to write elsewhere"}
 
 
 class CommandError(Exception):
@@ -52,7 +56,7 @@ def open_store(results_dir: str) -> ResultsStore:
     if not database.exists():
         raise CommandError(f"no results store at {database}; pass --results-dir DIR (the "
                            "directory pytest wrote with --results-dir)")
-    return ResultsStore(database)
+    return ResultsStore(database, read_only=True)  # every command here only reads it
 
 
 def resolve_run(store: ResultsStore, run_id: str) -> str:
@@ -83,7 +87,7 @@ def command_runs(args) -> int:
 def command_report(args) -> int:
     store = open_store(args.results_dir)
     run_id = resolve_run(store, args.run)
-    run_dir = Path(args.results_dir) / run_id
+    run_dir = Path(args.out) if args.out else Path(args.results_dir) / run_id
     files = write_stored_run(store, run_id, load_catalog(args.experiments), run_dir,
                              settings(args), warn=lambda message: print(message, file=sys.stderr))
     print(files.report)
@@ -240,6 +244,9 @@ def parser() -> argparse.ArgumentParser:
     report = with_rules(command("report", command_report, "re-write a run's summary.json, "
                                 "cells.md/.csv, plots and report.html"))
     report.add_argument("run", metavar="RUN")
+    report.add_argument("--out", metavar="DIR",
+                        help="where the files go (default: DIR/RUN; a read-only store's runs "
+                             "are rendered elsewhere)")
     compare = command("compare", command_compare,
                       "overlay runs on the same curves, heatmaps side by side, and print "
                       "paired difference tables against the first run")
@@ -285,13 +292,22 @@ def main(argv: list[str] | None = None) -> int:
     except CommandError as error:
         print(f"error: {error}", file=sys.stderr)
         return USAGE_EXIT
-    except sqlite3.DatabaseError as error:  # a results store that a crash or a copy broke
-        print(f"error: a results store is not a usable SQLite file ({error}); move it aside "
-              "or point --results-dir elsewhere", file=sys.stderr)
-        return USAGE_EXIT
     except (FileExistsError, NotADirectoryError) as error:
         print(f"error: {error.filename} is a file where a folder must go; give a folder",
               file=sys.stderr)
+        return USAGE_EXIT
+    except (sqlite3.DatabaseError, OSError) as error:
+        problem = storage_problem(str(error))
+        if problem is not None:  # a read-only folder, a full disk
+            where = f" {error.filename}" if getattr(error, "filename", None) else ""
+            out = "--into" if args.command == "merge" else "--out"
+            print(f"error: cannot write{where} ({problem}); "
+                  f"{WRITE_FIX[problem].format(out)}", file=sys.stderr)
+        elif isinstance(error, sqlite3.DatabaseError):  # a store that a crash or a copy broke
+            print(f"error: a results store is not a usable SQLite file ({error}); move it "
+                  "aside or point --results-dir elsewhere", file=sys.stderr)
+        else:
+            raise
         return USAGE_EXIT
 
 

@@ -72,21 +72,26 @@ def load_baseline(spec: str, store: ResultsStore | None, current_run: str | None
     (a run's own, or ``python -m reporting export RUN --format summary``) or a records
     ``.jsonl`` file. An unknown run id is an error, not a missing baseline: it is a typo.
     """
-    if _looks_like_path(spec):
-        path = Path(spec)
-        if not path.exists():
+    path = Path(spec)
+    if _looks_like_path(spec) or path.is_dir():
+        text = _baseline_text(spec, path)
+        if text is None:
             return None
+        if not text.strip():  # a truncated copy must not pass every regression: exit 8
+            return Baseline(spec, path.stem, {}, pd.DataFrame())
         if path.suffix == ".jsonl":
-            records = [SampleRecord.from_json(line) for line in
-                       path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            records = _records(spec, text)
             frame = records_frame(records, output_chars=0)  # scores are paired, not texts
             run_id = records[0].run_id if records else path.stem
             return Baseline(spec, run_id, run_identity({}, frame), frame)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(text)
         except json.JSONDecodeError as error:
             raise GateUsageError(f"--baseline {spec}: not JSON ({error}); pass a run's "
                                  "summary.json or a records .jsonl") from None
+        if not isinstance(data, dict):
+            raise GateUsageError(f"--baseline {spec}: not a run's summary.json; pass one, or "
+                                 "a records .jsonl")
         if "samples" not in data or "identity" not in data:
             raise GateUsageError(
                 f"--baseline {spec}: this summary has no per-sample scores to pair; write one "
@@ -113,6 +118,38 @@ def load_baseline(spec: str, store: ResultsStore | None, current_run: str | None
             "summary.json path") from None
     frame = store.frame(spec_run, output_chars=0)  # scores are paired, not texts
     return Baseline(spec, spec_run, run_identity(info, frame), frame)
+
+
+def _baseline_text(spec: str, path: Path) -> str | None:
+    """The baseline file's text; None when it does not exist yet (the first CI run). A run's
+    folder stands for its summary.json."""
+    if path.is_dir():
+        if not (path / "summary.json").is_file():
+            raise GateUsageError(f"--baseline {spec} is a folder; give a run's summary.json "
+                                 "(RESULTS/RUN/summary.json), a records .jsonl or a run id")
+        path = path / "summary.json"
+    if not path.exists():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise GateUsageError(f"--baseline {spec} cannot be read ({reason}); give a run's "
+                             "summary.json or a records .jsonl you can read") from None
+
+
+def _records(spec: str, text: str) -> list[SampleRecord]:
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(SampleRecord.from_json(line))
+        except (ValueError, TypeError, AttributeError) as error:
+            raise GateUsageError(f"--baseline {spec}: line {number} is not a sample record "
+                                 f"({error}); pass a run's samples.jsonl or its summary.json"
+                                 ) from None
+    return records
 
 
 def compact_samples(frame: pd.DataFrame) -> list[dict]:
@@ -207,6 +244,9 @@ class Verdict:
 def comparability_problem(baseline: Baseline, identity: dict,
                           frame: pd.DataFrame) -> str | None:
     """Why the two runs' scores cannot be compared, or None."""
+    if baseline.frame.empty:
+        return (f"baseline {baseline.source} holds no samples (an empty or truncated file?); "
+                "gate against a run's summary.json, or record a new baseline")
     for field in MUST_MATCH:
         theirs, ours = baseline.identity.get(field), identity.get(field)
         if theirs is not None and ours is not None and theirs != ours:
@@ -291,4 +331,8 @@ def evaluate(thresholds: Sequence[Threshold], baseline: Baseline, identity: dict
         pending.extend((threshold, d) for d in deltas)
     adjust([d for _, d in pending])
     verdict.checks = [Check(t, d, t.exceeded(d), d.p_adjusted < alpha) for t, d in pending]
+    if thresholds and not verdict.checks:  # a gate that compared nothing passes nothing
+        verdict.refusal = (f"no cell of {', '.join(sorted({t.experiment for t in thresholds}))}"
+                           f" was scored in both this run and baseline {baseline.run_id}; run "
+                           "the baseline's experiments (the same -m/-k) to gate them")
     return verdict

@@ -68,7 +68,7 @@ def database_of(store: str | Path) -> Path:
 
 def read_shard(store: str | Path, run_id: str | None) -> Shard:
     database = database_of(store)
-    results = ResultsStore(database)
+    results = ResultsStore(database, read_only=True)
     try:
         runs = results.runs()
         if run_id is not None and any(r["run_id"] == run_id for r in runs):

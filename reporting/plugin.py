@@ -19,10 +19,13 @@ from importlib import metadata
 
 import pytest
 
+from fixtures.stopping import INTERRUPTS, stop_session
+
 from . import hooks, thresholds, verdict_settings
 from .experiments import catalog
 from .records import REPORT_ATTRIBUTE, SampleRecord
 from .run import RunContext
+from .sqlite import STORAGE_ERRORS, STORAGE_FIX, storage_problem
 
 # xdist workers load this plugin: pandas, scipy and matplotlib (the store, the statistics, the
 # report, the gate) are imported inside the controller's hooks that use them, never up here.
@@ -83,6 +86,7 @@ class RunReporter:
         self.late = False  # a record arrived after it was handed one: hand it a new one
         self.session: pytest.Session | None = None
         self.lines: list[tuple[str, str | None]] = []  # the terminal section (run_end.py)
+        self.store_error: str | None = None  # the store could not be written: the run stops
 
     @property
     def run(self) -> RunContext:
@@ -98,7 +102,8 @@ class RunReporter:
         from . import gate
         from .store import ResultsStore
 
-        store = ResultsStore(self.run.database) if self.run.database.exists() else None
+        store = ResultsStore(self.run.database, read_only=True) \
+            if self.run.database.exists() else None
         try:
             self.baseline = gate.load_baseline(spec, store, current_run=self.run.run_id)
         except gate.GateUsageError as error:
@@ -120,15 +125,19 @@ class RunReporter:
         if self.config.option.collectonly or self.config.getoption("plan", False):
             return
         self.expected.update(n for n in nodeids if _is_sample(n))
-        if self.expected and self.store is None:
+        if self.expected and self.store is None and self.store_error is None:
             self._open_store()
 
     def _open_store(self) -> None:
         from .store import ResultsStore
 
         run = self.run
-        self.store = ResultsStore(run.database)
-        self.store.begin_run(run.run_id, self._run_info())
+        try:
+            self.store = ResultsStore(run.database)
+            self.store.begin_run(run.run_id, self._run_info())
+        except STORAGE_ERRORS as error:
+            self._store_failed(error)
+            return
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
             reporter.write_line(f"contextrot: run {run.run_id} -> {run.run_dir}")
@@ -159,9 +168,15 @@ class RunReporter:
         # goes to the store, not along with it
         delattr(report, REPORT_ATTRIBUTE)
         record = SampleRecord.from_json(payload)
+        if self.store_error is not None:
+            return
+        try:
+            self.store.add(record, self.run.run_dir / "samples.jsonl", text=payload)
+        except STORAGE_ERRORS as error:
+            self._store_failed(error)
+            return
         self.received[report.nodeid] = (record.model_calls, record.cached_calls)
         self.model = self.model or record.model or {}
-        self.store.add(record, self.run.run_dir / "samples.jsonl", text=payload)
         if self.sent is not None:
             self.late = True
         elif self.expected and len(self.received) >= len(self.expected) \
@@ -180,12 +195,17 @@ class RunReporter:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int):
         """The end's process works while the other plugins finish (xdist waits for its
         workers to exit); then its result sets the exit status."""
+        INTERRUPTS.end(session)  # from now on, Ctrl-C waits for the run's files
+        if INTERRUPTS.stopped:  # a Ctrl-C stopped the run (perhaps after its last test)
+            session.exitstatus = exitstatus = pytest.ExitCode.INTERRUPTED
         sent = self.store is not None and self._end_session(session, exitstatus)
         try:
             return (yield)
         finally:
             if sent:
                 self._take_end(session)
+            if INTERRUPTS.late:  # Ctrl-C while they were written: still an interrupted run
+                session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def _end_session(self, session: pytest.Session, exitstatus: int) -> bool:
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
@@ -223,8 +243,11 @@ class RunReporter:
 
     def _send_end(self, end) -> None:
         """Hand ``end`` to the end's process; RuntimeError when it cannot be started."""
-        self.store.update_run_info(self.run.run_id, model=self.model, expected=end.expected,
-                                   missing=end.missing)
+        try:
+            self.store.update_run_info(self.run.run_id, model=self.model,
+                                       expected=end.expected, missing=end.missing)
+        except STORAGE_ERRORS as error:
+            raise RuntimeError(f"{type(error).__name__}: {error}") from None
         self._start_end_process()
         self.sent, self.late = end, False
         self.end_process.send(end)
@@ -247,16 +270,40 @@ class RunReporter:
             self._end_failed(session, error)
             return
         session.exitstatus = ended.exit_status
-        self.lines = ended.lines
+        self.lines = ended.lines + self.lines
 
     def _end_failed(self, session: pytest.Session, error: Exception) -> None:
         """The records are safe in the store: say how to render them later."""
         run = self.run
-        self._finish_store(int(session.exitstatus))
-        self.lines = [(f"contextrot: writing the run's files failed ({error}); the records "
-                       f"are stored: python -m reporting report {run.run_id} --results-dir "
-                       f"{run.results_dir}", "red")]
-        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+        problem = storage_problem(str(error))
+        later = f"python -m reporting report {run.run_id} --results-dir {run.results_dir}"
+        if problem is None:  # a fault of ours: pytest's internal error
+            self._finish_store(int(session.exitstatus))
+            self.lines = [(f"contextrot: writing the run's files failed ({error}); the "
+                           f"records are stored: {later}", "red")]
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            return
+        try:
+            self._finish_store(int(session.exitstatus))
+        except STORAGE_ERRORS:
+            pass  # the records are in already; only the run's row and samples.jsonl wait
+        session.exitstatus = pytest.ExitCode.INTERRUPTED
+        if self.store_error is not None:
+            return  # its line said it
+        self.lines.append((f"contextrot: the run's files were not written ({problem} in "
+                           f"{run.results_dir}); the {len(self.received)} records received "
+                           f"are stored: {STORAGE_FIX[problem]}, then {later}", "red"))
+
+    def _store_failed(self, error: Exception) -> None:
+        """The store cannot take a record (a full disk): the run stops, with one line; what
+        is stored stays, and the same command runs what is missing."""
+        run, problem = self.run, storage_problem(str(error)) or f"{type(error).__name__}: " \
+            f"{error}"
+        fix = STORAGE_FIX.get(problem, "see that the folder can be written")
+        self.store_error = (f"cannot write the results store in {run.results_dir} "
+                            f"({problem}): {fix}, then run the same command again "
+                            f"({len(self.received)} records are stored)")
+        stop_session(self.config, self.session, f"contextrot: {self.store_error}")
 
     def _finish_store(self, exit_status: int) -> None:
         from .store import ResultsStore

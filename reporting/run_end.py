@@ -157,10 +157,12 @@ class EndProcess:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         with (folder / "stderr").open("wb") as stderr:
             # -c, not -m: the classes must unpickle as reporting.run_end's, not __main__'s
+            # A session of its own: the terminal's Ctrl-C goes to the run's process group,
+            # and the run's files must still be written from what was recorded.
             self._process = subprocess.Popen(
                 [sys.executable, "-c", f"from {__name__} import main; main()",
                  str(folder / "ended.pickle")], stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL, stderr=stderr, env=env)
+                stdout=subprocess.DEVNULL, stderr=stderr, env=env, start_new_session=True)
 
     def send(self, end: RunEnd) -> None:
         """Hand ``end`` to the child, which starts writing at once; ``result`` waits for it."""

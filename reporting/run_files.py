@@ -108,7 +108,9 @@ def write_stored_run(store: ResultsStore, run_id: str, experiments: dict[str, Ex
     if settings is None:
         settings = from_run_options(info.get("options") or {})
     row = next((r for r in store.runs() if r["run_id"] == run_id), {})
-    gate_file = run_dir / "gate.json"  # the verdict the run's own gate reached, if it had one
+    # the verdict the run's own gate reached, if it had one (in the run's folder beside the
+    # store, wherever these files go)
+    gate_file = store.database.parent / run_id / "gate.json"
     gate_lines = [tuple(line) for line in json.loads(gate_file.read_text()).get("lines", [])] \
         if gate_file.exists() else ()
     return write_run_files(run_dir, run_id, info, frame, experiments, settings,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable, Iterator
 
 from .records import SampleRecord, excerpt
-from .sqlite import connect_shared
+from .sqlite import connect_reader, connect_shared
 
 if TYPE_CHECKING:  # pandas loads when a frame is asked for, not when records are written
     import pandas as pd
@@ -54,14 +54,20 @@ def _now() -> str:
 
 
 class ResultsStore:
-    def __init__(self, database: Path):
+    def __init__(self, database: Path, *, read_only: bool = False):
+        """``read_only``: only read (``python -m reporting``, a baseline): no lock file and
+        no schema, so a store in a read-only folder is read as it is."""
         self.database = database
-        self._db = connect_shared(database, _SCHEMA)
+        self._db = connect_reader(database) if read_only else \
+            connect_shared(database, _SCHEMA)
         self._appending: dict[Path, IO[str]] = {}
 
     def close(self) -> None:
         for handle in self._appending.values():
-            handle.close()
+            try:
+                handle.close()
+            except OSError:  # a full disk: samples.jsonl is rewritten from the store at the end
+                pass
         self._appending.clear()
         self._db.close()
 

@@ -52,8 +52,9 @@ def document_name(source: str) -> str:
         return Path(rest).stem
     path = Path(source).expanduser()
     if not path.is_file():
+        problem = "a folder, not a document" if path.is_dir() else "no such file"
         raise TextUnavailable(
-            f"--continuation-text {source}: no such file; give a readable document path, "
+            f"--continuation-text {source}: {problem}; give a readable document path, "
             f"nltk:<gutenberg file id> or data:<registered file> (default {DEFAULT_TEXT})")
     return path.stem
 

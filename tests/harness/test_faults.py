@@ -1,0 +1,508 @@
+"""Every row of the README's "What each fault does" table, met as a user meets it.
+
+Each case runs ``pytest benchmarks`` (or ``python -m reporting``) as a subprocess from the
+project's root, against the scripted OpenAI-compatible server on 127.0.0.1 with the fault
+injected, on a fresh results folder, and checks what the table promises: the exit status,
+the one line naming the problem and the fix, and no traceback anywhere in the output.
+A run selects one repeated-words sample (``ONE``) unless the row needs more.
+
+Read-only folders and a full disk are real: the run is started in a mount namespace of its
+own (``unshare --mount``) where its folder is bind-mounted read-only, or is a small tmpfs
+that the test fills up mid-run; a user who is not root gets ``chmod`` instead, as that binds
+them. Without either (no CAP_SYS_ADMIN as root) those cases are skipped, saying why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from fixtures.scripted_server import DROP, Fault, ScriptedServer
+
+ROOT = Path(__file__).resolve().parents[2]
+ONE = ["-m", "repeated_words", "-k", "n25w-pos0000"]  # one sample of 25 words
+RUN_S = 180  # a subprocess that has not ended by then has hung
+SECRET = "s3cret-in-the-url"
+TRACEBACK = re.compile(
+    r"Traceback \(most recent call last\)|^INTERNALERROR>|^E {3,}(?!.*\[ *\d+%\]$)\S|"
+    r"^_ _ _ _ _ _|"
+    r"^\S+\.py:\d+: (?!KeyboardInterrupt$)\w+", re.MULTILINE)
+EMPTY_ANSWER = {"id": "x", "object": "chat.completion", "created": 0, "model": "scripted",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": ""}}],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 0, "total_tokens": 5}}
+
+
+# -- running pytest as a user does ---------------------------------------------------------
+def child_env(**extra: str | None) -> dict[str, str]:
+    """This environment less what an outer pytest (xdist) sets, plus ``extra`` (None drops)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "COV_")) and k != "PYTHONBREAKPOINT"}
+    env.setdefault("CONTEXTROT_DATA_DIR", str(ROOT.parent / "shared" / "data"))
+    env.setdefault("NLTK_DATA", str(Path(env["CONTEXTROT_DATA_DIR"]) / "nltk_data"))
+    for key, value in extra.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def pytest_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "benchmarks", "-p", "no:cacheprovider", *args]
+
+
+def reporting_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "reporting", *args]
+
+
+@dataclasses.dataclass
+class Ran:
+    status: int
+    output: str  # stdout and stderr
+
+    def assert_clean(self, status: int, line: str) -> None:
+        """The exit status, the named line, and no traceback."""
+        assert self.status == status, self.output[-3000:]
+        assert not TRACEBACK.search(self.output), self.output[-6000:]
+        assert re.search(line, self.output, re.MULTILINE), self.output[-3000:]
+
+
+def run(command: list[str], env: dict[str, str] | None = None) -> Ran:
+    done = subprocess.run(command, cwd=ROOT, env=env or child_env(), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=RUN_S)
+    return Ran(done.returncode, done.stdout)
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer("copy") as running:
+        yield running
+
+
+# -- the table -----------------------------------------------------------------------------
+@dataclasses.dataclass
+class Row:
+    """One fault: how to cause it, and what the run must answer."""
+
+    args: list[str]
+    status: int
+    line: str  # a regular expression the output must match
+    fault: Callable[[ScriptedServer], None] = lambda server: None
+    env: dict[str, str | None] = dataclasses.field(default_factory=dict)
+    model: bool = True  # point --model/--base-url at the scripted server
+    prepare: Callable[[Path], object] | None = None  # makes files in the test's folder
+    check: Callable[[Path], None] | None = None  # more on the results folder
+    xdist: bool = False  # also run it with -n 2
+
+    def command(self, server: ScriptedServer, tmp: Path, *more: str) -> list[str]:
+        args = [fill_in(a, server, tmp) for a in self.args]
+        endpoint = ["--model", "scripted", "--base-url", server.base_url] if self.model else []
+        return pytest_command(*endpoint, "--results-dir", str(tmp / "results"), *args, *more)
+
+    def environment(self, server: ScriptedServer, tmp: Path) -> dict[str, str]:
+        return child_env(**{k: v and fill_in(v, server, tmp) for k, v in self.env.items()})
+
+
+CLOSED = closed_port()  # nothing listens there (nothing else binds a port it was given)
+
+
+def fill_in(text: str, server: ScriptedServer, tmp: Path) -> str:
+    """A row's argument with the test's folder, a closed port and the server put in."""
+    return text.replace("{tmp}", str(tmp)).replace("{closed}", str(CLOSED)) \
+        .replace("{server}", server.base_url.removeprefix("http://"))
+
+
+def fill(server: ScriptedServer, *faults: Fault, always: Fault | None = None) -> None:
+    server.faults.extend(faults)
+    server.chat_fault = always
+
+
+def one_record(check: Callable[[dict], bool]) -> Callable[[Path], None]:
+    def checked(tmp: Path) -> None:
+        with sqlite3.connect(tmp / "results" / "contextrot.sqlite") as db:
+            (text,), = db.execute("SELECT record FROM samples").fetchall()
+        assert check(json.loads(text)), text
+    return checked
+
+
+def junk(name: str) -> Callable[[Path], None]:
+    return lambda tmp: ((tmp / "results").mkdir(), (tmp / "results" / name).write_bytes(
+        b"garbage, not SQLite" * 100))
+
+
+NOT_OPENAI = "is --base-url an OpenAI-compatible API root"
+ROWS: dict[str, Row] = {
+    # an option value wrong whatever runs: one ERROR line, exit 4, before anything is sent
+    "max-context-0": Row(["--max-context", "0", *ONE], 4, "^ERROR: --max-context 0: give a"),
+    "max-connections-negative": Row(["--max-connections", "-3", *ONE], 4,
+                                    "^ERROR: --max-connections -3"),
+    "request-timeout-negative": Row(["--request-timeout", "-1", *ONE], 4,
+                                    "^ERROR: --request-timeout -1"),
+    "max-retries-negative": Row(["--max-retries", "-1", *ONE], 4, "^ERROR: --max-retries -1"),
+    "price-negative": Row(["--price-in", "-1", *ONE], 4, "^ERROR: --price-in -1"),
+    "shard-past-the-end": Row(["--shard", "3/2", *ONE], 4, "^ERROR: --shard '3/2': write K/N"),
+    "run-id-not-a-folder-name": Row(["--run-id", "a/b", *ONE], 4, "^ERROR: --run-id 'a/b'"),
+    "base-url-not-a-url": Row(["--model", "m", "--base-url", "not a url", *ONE], 4,
+                              "^ERROR: --base-url 'not a url' is not an http", model=False),
+    "base-url-query-string": Row(
+        ["--model", "m", "--base-url", f"http://{{server}}?token={SECRET}", *ONE], 4,
+        r"^ERROR: --base-url http://127\.0\.0\.1:\d+/v1\?\.\.\.: a query string", model=False),
+    "judge-base-url-query-string": Row(
+        ["--judge-model", "j", "--judge-base-url", f"http://{{server}}?key={SECRET}", *ONE],
+        4, r"^ERROR: --judge-base-url http://127\.0\.0\.1:\d+/v1\?\.\.\.: a query string"),
+    "no-key-no-base-url": Row(["--model", "gpt-x", *ONE], 4,
+                              r"^ERROR: --model gpt-x goes to the public OpenAI API", model=False,
+                              env={"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None}),
+    # the results folder cannot hold the run
+    "results-dir-is-a-file": Row(["--results-dir", "{tmp}/file", *ONE], 4,
+                                 "^ERROR: --results-dir .*/file is a file",
+                                 prepare=lambda tmp: (tmp / "file").write_text("a file")),
+    "store-not-sqlite": Row(ONE, 4, "^ERROR: .*contextrot.sqlite is not a usable SQLite file",
+                            prepare=junk("contextrot.sqlite")),
+    "cache-not-sqlite": Row(ONE, 4,
+                            "^ERROR: .*response-cache.sqlite is not a usable SQLite file",
+                            prepare=junk("response-cache.sqlite")),
+    # an experiment cannot build its grid: its [unavailable] case fails, the others run
+    "max-context-below-a-tier": Row(
+        ["--max-context", "800", "-m", "continuation or repeated_words", "-k",
+         "unavailable or n25w-pos0000"], 1,
+        r"^continuation: --max-context 800: the continuation experiment's smallest tier"),
+    "word-pair-three-words": Row(["--word-pair", "a/b/c", "-k", "n25w"], 1,
+                                 r"^repeated_words: --word-pair 'a/b/c': write COMMON/MODIFIED"),
+    "word-pair-no-common": Row(["--word-pair", "/x", "-k", "n25w"], 1,
+                               r"^repeated_words: --word-pair '/x'"),
+    "word-pair-no-modified": Row(["--word-pair", "apple/", "-m", "repeated_words", "-k",
+                                  "n25w and not n250w"], 1,
+                                 r"^repeated_words: --word-pair 'apple/'"),
+    "continuation-text-a-folder": Row(["--continuation-text", "{tmp}", "-k", "ctx1k-r00"], 1,
+                                      r"^continuation: --continuation-text .*: a folder, "
+                                      "not a document"),
+    "data-missing": Row(["-m", "re3 or repeated_words", "-k", "unavailable or n25w-pos0000"],
+                        1, r"^re3: gsm8k/test.jsonl is missing from .*CONTEXTROT_DATA_DIR",
+                        env={"CONTEXTROT_DATA_DIR": "{tmp}/no-data",
+                             "HTTPS_PROXY": "http://127.0.0.1:{closed}",  # offline, at once
+                             "NO_PROXY": "127.0.0.1"}),
+    # the endpoint: stops the run with one line (2), or fails one sample with one line (1)
+    "refused-key": Row(ONE, 2, r"refused the request \(401\): check the API key",
+                       fault=lambda server: setattr(server, "api_key", SECRET), xdist=True),
+    "closed-port": Row(["--base-url", "http://127.0.0.1:{closed}/v1", *ONE], 2,
+                       r"cannot reach http://127\.0\.0\.1:\d+/v1 .*: start the server"),
+    "closed-port-no-retry": Row(["--base-url", "http://127.0.0.1:{closed}/v1",
+                                 "--max-retries", "0", *ONE], 2,
+                                r"cannot reach http://127\.0\.0\.1:\d+/v1"),
+    "chat-route-404": Row(ONE, 2, r"answered 404 to POST /chat/completions .*--base-url",
+                          fault=lambda server: fill(server, always=Fault(404))),
+    "chat-answers-html": Row(ONE, 2, f"not a chat completion: the body starts .*{NOT_OPENAI}",
+                             fault=lambda server: fill(server, always=Fault(
+                                 200, body="<html><body>Welcome to nginx</body></html>")),
+                             xdist=True),
+    "chat-answers-no-choices": Row(ONE, 2, f"200 with no choices: {NOT_OPENAI}",
+                                   fault=lambda server: fill(server, always=Fault(
+                                       200, body={"object": "chat.completion",
+                                                  "choices": []}))),
+    "rate-limited": Row(ONE, 0, "samples: 1 received of 1 expected",
+                        fault=lambda server: fill(server, *[Fault(
+                            429, headers={"Retry-After": "0"})] * 3)),
+    "unavailable-503": Row(ONE, 0, "samples: 1 received of 1 expected",
+                           fault=lambda server: fill(server, *[Fault(
+                               503, headers={"Retry-After": "0"})] * 2)),
+    "server-error-retries-exhausted": Row(
+        ["--max-retries", "1", *ONE], 1,
+        r"500 injected fault 500 \(gave up after 2 requests; --max-retries 1\)",
+        fault=lambda server: fill(server, always=Fault(500)), xdist=True),
+    "timeout": Row(["--request-timeout", "0.3", "--max-retries", "0", *ONE], 1,
+                   r"the request timed out \(--request-timeout\) \(gave up after 1 request",
+                   fault=lambda server: setattr(server, "latency_s", 2.0)),
+    "dropped-connection": Row(["--max-retries", "1", *ONE], 1, r"gave up after 2 requests",
+                              fault=lambda server: fill(server, always=Fault(DROP))),
+    "overflow-is-data": Row(ONE, 0, "samples: 1 received of 1 expected",
+                            fault=lambda server: (setattr(server, "context_length", 30),
+                                                  setattr(server, "advertise_context", False)),
+                            check=one_record(lambda r: r["outcome"] == "overflow")),
+    "empty-answer-is-data": Row(ONE, 0, "samples: 1 received of 1 expected",
+                                fault=lambda server: fill(server, Fault(200, EMPTY_ANSWER)),
+                                check=one_record(lambda r: r["outcome"] != "error"
+                                                 and r["output"] == "")),
+    "bad-request": Row(ONE, 1, r"^http://127\.0\.0\.1:\d+/v1/chat/completions answered 400 "
+                       r"\(unknown field 'top_k'\): the request was refused$",
+                       fault=lambda server: fill(server, always=Fault(
+                           400, body={"error": {"message": "unknown field 'top_k'"}}))),
+    "credentials-in-the-url": Row(
+        ["--base-url", f"http://alice:{SECRET}@{{server}}", "--max-retries", "0",
+         "--log-cli-level", "DEBUG", "-l", *ONE], 1, "gave up after 1 request",
+        fault=lambda server: fill(server, always=Fault(500))),
+    # the gate's baseline
+    "baseline-a-folder": Row(["--baseline", "{tmp}", "--fail-on", "repeated_words:-5%", *ONE],
+                             4, r"^ERROR: --baseline .* is a folder; give a run's summary.json"),
+    "baseline-not-json": Row(["--baseline", "{tmp}/bad.json", "--fail-on",
+                              "repeated_words:-5%", *ONE], 4,
+                             r"^ERROR: --baseline .*bad.json: not JSON",
+                             prepare=lambda tmp: (tmp / "bad.json").write_text('{"samples": [')),
+    "baseline-empty": Row(["--baseline", "{tmp}/empty.jsonl", "--fail-on",
+                           "repeated_words:-5%", *ONE], 8,
+                          r"gate: REFUSED \(exit 8\): baseline .*empty.jsonl holds no samples",
+                          prepare=lambda tmp: (tmp / "empty.jsonl").write_bytes(b"")),
+}
+CASES = [pytest.param(name, (), id=name) for name in ROWS] + \
+    [pytest.param(name, ("-n", "2"), id=f"{name}-n2") for name, row in ROWS.items()
+     if row.xdist]
+
+
+@pytest.mark.parametrize(("name", "more"), CASES)
+def test_each_fault_is_one_line_with_its_exit_status(name, more, server, tmp_path):
+    row = ROWS[name]
+    row.fault(server)
+    if row.prepare is not None:
+        row.prepare(tmp_path)
+    ran = run(row.command(server, tmp_path, *more), row.environment(server, tmp_path))
+    ran.assert_clean(row.status, row.line)
+    if row.check is not None:
+        row.check(tmp_path)
+    written = [p.read_text(errors="replace") for p in tmp_path.rglob("*")
+               if p.is_file() and p.suffix in (".json", ".jsonl", ".html", ".md", ".csv",
+                                                 ".log")]
+    assert not any(SECRET in text for text in [ran.output, *written])
+
+
+# -- Ctrl-C --------------------------------------------------------------------------------
+class Watched:
+    """A run whose output is read as it comes, so a signal can be sent at a chosen point."""
+
+    def __init__(self, command: list[str], env: dict[str, str] | None = None):
+        self.process = subprocess.Popen(command, cwd=ROOT, env=env or child_env(),
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        text=True, start_new_session=True)
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    def wait_for(self, ready: Callable[[], bool], timeout: float = RUN_S) -> None:
+        deadline = time.monotonic() + timeout
+        while not ready():
+            assert self.process.poll() is None, "".join(self.lines)[-3000:]
+            assert time.monotonic() < deadline, "".join(self.lines)[-3000:]
+            time.sleep(0.01)
+
+    def interrupt(self) -> None:
+        """Ctrl-C at a terminal: SIGINT to the whole process group."""
+        os.killpg(self.process.pid, signal.SIGINT)
+
+    def finish(self) -> Ran:
+        try:
+            status = self.process.wait(RUN_S)
+        finally:
+            if self.process.poll() is None:
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self._reader.join(10)
+        return Ran(status, "".join(self.lines))
+
+
+def records_in(results: Path) -> int:
+    found = list(results.glob("*/samples.jsonl"))
+    return len(found[0].read_text().splitlines()) if found else 0
+
+
+SAMPLES = 15  # repeated words at test scale
+INTERRUPTS = {  # when Ctrl-C comes, and how many records the run must have kept by then
+    "before-the-first-record": (lambda out, results: "contextrot: run " in out, 0),
+    "mid-run": (lambda out, results: records_in(results) >= 3, 3),
+    "while-the-files-are-written": (lambda out, results: records_in(results) >= SAMPLES,
+                                    SAMPLES),
+}
+
+
+@pytest.mark.parametrize(("point", "workers"), [
+    pytest.param(point, workers, id=f"{point}-{'n2' if workers else 'serial'}")
+    for point in [*INTERRUPTS, "twice"] for workers in [(), ("-n", "2")]
+    if not (workers and point == "before-the-first-record")])  # (no worker has a record yet)
+def test_ctrl_c_at_any_point_exits_2_with_the_files_of_what_was_recorded(point, workers,
+                                                                          tmp_path):
+    results = tmp_path / "results"
+    with ScriptedServer("copy", latency_s=0.15) as server:
+        run_ = Watched(pytest_command("-m", "repeated_words", "--model", "scripted",
+                                      "--base-url", server.base_url, "--max-connections", "1",
+                                      "--results-dir", str(results), "--run-id", "stopped",
+                                      *workers))
+        ready, kept = INTERRUPTS.get(point, INTERRUPTS["mid-run"])
+        run_.wait_for(lambda: ready("".join(run_.lines), results))
+        run_.interrupt()
+        if point == "twice":
+            time.sleep(0.2)
+            run_.interrupt()
+        ran = run_.finish()
+    summary = json.loads((results / "stopped" / "summary.json").read_text())
+    assert ran.status == 2, ran.output[-3000:]
+    assert not TRACEBACK.search(ran.output), ran.output[-6000:]
+    assert summary["received"] >= kept and summary["expected"] == SAMPLES
+    assert (results / "stopped" / "report.html").is_file()
+    with sqlite3.connect(results / "contextrot.sqlite") as db:
+        stored, = db.execute("SELECT count(*) FROM samples").fetchone()
+    assert stored == summary["received"] == records_in(results)
+    if summary["received"] < SAMPLES:
+        assert f"contextrot: {SAMPLES - summary['received']} samples were not run (the run " \
+               "stopped); run the same command again" in ran.output
+
+
+# -- a worker killed mid-run ---------------------------------------------------------------
+def xdist_workers(pid: int) -> list[int]:
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(c) for c in children
+            if b"sys.stdin.readline" in Path(f"/proc/{c}/cmdline").read_bytes()]
+
+
+@pytest.mark.skipif(not Path(f"/proc/self/task/{os.getpid()}/children").exists(),
+                    reason="finds xdist's workers in /proc (Linux)")
+def test_a_worker_killed_mid_run_names_the_sample_that_sent_no_record(tmp_path):
+    results = tmp_path / "results"
+    with ScriptedServer("copy", latency_s=0.15) as server:
+        run_ = Watched(pytest_command("-m", "repeated_words", "-n", "2", "--model", "scripted",
+                                      "--base-url", server.base_url, "--max-connections", "2",
+                                      "--results-dir", str(results)))
+        run_.wait_for(lambda: records_in(results) >= 2)
+        os.kill(xdist_workers(run_.process.pid)[0], signal.SIGKILL)
+        ran = run_.finish()
+    ran.assert_clean(1, r"contextrot: \d+ expected samples sent no record \(a crashed "
+                        r"worker\?\): benchmarks/repeated_words")
+
+
+# -- read-only folders and a full disk -----------------------------------------------------
+def _can_unshare() -> bool:
+    if not shutil.which("unshare") or not shutil.which("mount"):
+        return False
+    try:
+        return subprocess.run(["unshare", "--mount", "true"], capture_output=True,
+                              timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+UNSHARE = os.geteuid() == 0 and _can_unshare()
+read_only_possible = pytest.mark.skipif(
+    os.geteuid() == 0 and not UNSHARE,
+    reason="as root, a read-only folder needs a mount namespace (unshare --mount)")
+
+
+def read_only(folder: Path, command: list[str]) -> list[str]:
+    """``command``, run where ``folder`` is read-only: a read-only bind mount in a mount
+    namespace of its own (root), or ``chmod`` (anyone else, whom it binds)."""
+    if os.geteuid() != 0:
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(path.stat().st_mode & ~0o222)
+        return command
+    return ["unshare", "--mount", "sh", "-c",
+            'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"',
+            str(folder), *command]
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory) -> Path:
+    """A results folder holding one good run, ``good``, and no lock file beside its store
+    (made once per process: every test here only reads it)."""
+    results = tmp_path_factory.mktemp("stored")
+    with ScriptedServer("copy") as server:
+        run(pytest_command("--model", "scripted", "--base-url", server.base_url,
+                           "--results-dir", str(results), "--run-id", "good", *ONE)
+            ).assert_clean(0, "1 passed")
+    for lock in results.glob("*.lock"):
+        lock.unlink()
+    return results
+
+
+@read_only_possible
+def test_a_read_only_results_folder_is_one_line_not_a_broken_store(stored, server):
+    ran = run(read_only(stored, pytest_command("--model", "scripted", "--base-url",
+                                                server.base_url, "--results-dir", str(stored),
+                                                *ONE)))
+    ran.assert_clean(4, rf"^ERROR: --results-dir {stored} is read-only; give a folder you can "
+                        r"write \(runs stored in a read-only folder can still be read")
+    assert "not a usable SQLite" not in ran.output and not list(stored.glob("*.lock"))
+
+
+@read_only_possible
+def test_a_new_results_folder_under_a_read_only_one_is_one_line(server, tmp_path):
+    parent = tmp_path / "parent"
+    parent.mkdir()
+    ran = run(read_only(parent, pytest_command("--model", "scripted", "--base-url",
+                                                server.base_url, "--results-dir",
+                                                str(parent / "new"), *ONE)))
+    ran.assert_clean(4, rf"^ERROR: --results-dir {parent}/new cannot be made: {parent} is "
+                        "read-only")
+
+
+READERS = {  # python -m reporting on a read-only store: reading works, writing is one line
+    "runs": (["runs"], 0, r"^good  started .* samples 1  experiments repeated_words"),
+    "report-elsewhere": (["report", "good", "--out", "{out}"], 0, r"^{out}/report.html$"),
+    "export-elsewhere": (["export", "good", "--format", "csv", "--out", "{out}/good.csv"], 0,
+                         r"^{out}/good.csv$"),
+    "leaderboard-elsewhere": (["leaderboard", "--out", "{out}"], 0, r"^written: {out}/"),
+    "gate": (["gate", "good", "--baseline", "good", "--fail-on", "repeated_words:-5%"], 0,
+             r"^gate: passed"),
+    "report-into-it": (["report", "good"], 2,
+                       r"^error: cannot write .*good/summary.json \(the folder is read-only\); "
+                       r"its stored runs can still be read: pass --out DIR"),
+    "export-into-it": (["export", "good", "--format", "jsonl"], 2,
+                       r"^error: cannot write .*export.jsonl \(the folder is read-only\)"),
+}
+
+
+@read_only_possible
+@pytest.mark.parametrize("name", READERS)
+def test_a_read_only_store_is_read_and_writing_to_it_is_one_line(name, stored, tmp_path):
+    args, status, line = READERS[name]
+    out = tmp_path / "elsewhere"
+    args = [a.replace("{out}", str(out)) for a in args]
+    ran = run(read_only(stored, reporting_command(*args, "--results-dir", str(stored))))
+    ran.assert_clean(status, line.replace("{out}", re.escape(str(out))))
+    assert not list(stored.glob("*.lock"))
+
+
+@pytest.mark.skipif(not UNSHARE, reason="a small disk of its own needs a mount namespace "
+                                        "(root with unshare --mount)")
+def test_a_full_disk_mid_run_stops_it_with_one_line(tmp_path):
+    """The results folder is a 4 MB tmpfs of the run's own; once records arrive, the test
+    fills it (through the run's /proc/PID/root, the only way into its mounts)."""
+    results = tmp_path / "results"
+    results.mkdir()
+    with ScriptedServer("copy", latency_s=0.1) as server:
+        command = pytest_command("-m", "repeated_words", "--model", "scripted", "--base-url",
+                                 server.base_url, "--max-connections", "1", "--results-dir",
+                                 str(results))
+        run_ = Watched(["unshare", "--mount", "sh", "-c",
+                        'mount -t tmpfs -o size=4m tmpfs "$0" && exec "$@"', str(results),
+                        *command])
+        inside = Path(f"/proc/{run_.process.pid}/root") / results.relative_to("/")
+        run_.wait_for(lambda: records_in(inside) >= 2)
+        with (inside / "filler").open("wb") as filler:
+            with pytest.raises(OSError, match="No space left"):
+                while True:
+                    filler.write(b"\0" * 65536)
+                    filler.flush()
+        ran = run_.finish()
+    ran.assert_clean(2, r"contextrot: cannot write the (results store in|response cache) "
+                        rf"{results}.* \(the disk is full\): free space or give another "
+                        r"--results-dir, then run the same command again")
