@@ -139,14 +139,15 @@ class _Builder:
         occurrence = rng.randint(1, self.needles)
         format, topic = self.key
         final = question(prefix, format, topic, occurrence)
-        near = self.near_misses()
         # The gold is the needle in the occurrence-th slot: needles go to the sorted slots in
         # their drawn order, so needle occurrence-1 is the gold whatever the slots are.
         answer = prefix + pool.passages[needles[occurrence - 1]].text
         fixed = (self.count(preamble) + self.count(final) + self.count(answer)
-                 + sum(self.pair_tokens(i) for i in needles + near))
+                 + sum(self.pair_tokens(i) for i in needles))
         if fixed > self.high:
             return None
+        near = self.near_misses(self.high - fixed)
+        fixed += sum(self.pair_tokens(i) for i in near)
         target = math.exp(rng.uniform(math.log(max(self.low, fixed)), math.log(self.high)))
         distractors, size = self.fill(near, fixed, target)
         if not self.low < size <= self.high:
@@ -214,17 +215,18 @@ class _Builder:
             examples.append(f"{EXAMPLE_START}\n" + "\n\n".join(turns) + f"\n\n{EXAMPLE_END}\n")
         return f"{OPENING}\n\n" + "\n".join(examples)
 
-    def near_misses(self) -> list[int]:
+    def near_misses(self, room: int) -> list[int]:
         """One passage of the same topic in another format, one of the same format on
-        another topic, when the pool has them."""
+        another topic, when the pool has them and they fit in ``room`` tokens."""
         format, topic = self.key
         found = []
         for members, keep in ((self.pool.by_topic[topic], lambda p: p.format != format),
                               (self.pool.by_format[format], lambda p: p.topic != topic)):
             chosen = self.take([i for i in members if self.pool.lengths[i] <= self.cap
-                                and keep(self.pool.passages[i])])
+                                and keep(self.pool.passages[i]) and self.pair_tokens(i) <= room])
             if chosen is not None:
                 found.append(chosen)
+                room -= self.pair_tokens(chosen)
         return found
 
     def fill(self, near: list[int], size: int, target: float) -> tuple[list[int], int]:

@@ -28,6 +28,7 @@ SOURCE_IDS = {"generated": "gen", "openai": "oai"}
 SOURCE_CHOICES = ("auto", "generated", "original", "both")
 SAMPLES = {"full": 100, "test": 1}  # per (source, needle count, bin); the original has 100
 TEST_NEEDLES = (2,)  # the test scale: 4 samples, 12k prompt tokens in all (a curve over 4 bins)
+TEST_BIN_TOKENS_PER_NEEDLE = 256  # a test-only bin holds at most high / 256 needles
 DEFAULT_MAX_BIN = "128k"  # full scale: up to Context Arena's AUC@128k; "1m" for all eight
 
 
@@ -168,6 +169,8 @@ def build(s: Settings) -> list[MrcrSample]:
         bins = [b for b in s.bins if not (source == "openai" and b.test_only)]
         for needles in s.needles:
             for b in bins:
+                if b.test_only and needles * TEST_BIN_TOKENS_PER_NEEDLE > b.high:
+                    continue  # 8 needles and a preamble do not fit in 1,024 tokens
                 for index in range(s.samples):
                     samples.append(MrcrSample(
                         source, needles, b.label, b.low, b.high, b.test_only, index,

@@ -53,6 +53,8 @@ SEPARATOR = {"poem": "\n\n", "play": "\n\n", "story": "\n\n", "scripture": "\n"}
 HEADING = re.compile(r"^(chapter|book|volume|act|actus|scene|scena|scoena|canto|part)\b",
                      re.IGNORECASE)
 VERSE_NUMBER = re.compile(r"^\d+:\d+ ")
+FOOTER = re.compile(r"^(\*\*\* ?)?end of (the )?project gutenberg", re.IGNORECASE | re.MULTILINE)
+ASIDE = re.compile(r"\[(?:Illustration|_Copyright)[^\]]*\]\]?")  # Pride and Prejudice's plates
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,7 +91,10 @@ def format_of(family: str, tokens: int) -> str:
 def blocks(text: str, family: str) -> Iterator[list[str]]:
     """Paragraphs (stanzas, speeches, verses) as lists of whitespace-normalised lines;
     headings, bracketed title lines and poem titles are left out."""
-    for raw in re.split(r"\n[ \t]*\n", text.replace("\r\n", "\n")):
+    text = text.replace("\r\n", "\n")
+    footer = FOOTER.search(text)  # one NLTK file keeps Project Gutenberg's licence
+    text = ASIDE.sub("", text[:footer.start()] if footer else text)
+    for raw in re.split(r"\n[ \t]*\n", text):
         lines = [" ".join(line.split()) for line in raw.split("\n")]
         lines = [line for line in lines if line and not line.startswith("}")]
         if not lines:
