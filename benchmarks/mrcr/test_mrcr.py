@@ -3,6 +3,9 @@ fails."""
 
 import dataclasses
 import functools
+import re
+
+import pytest
 
 from fixtures.models import Completion, EndpointFatal
 from fixtures.parametrize import Unavailable, experiment_grid, parametrize_samples
@@ -59,11 +62,20 @@ async def solve(sample, ctx):
     record.skip_unless_fits(ctx.model)
     try:
         completion = await record.ask(ctx.model, messages, max_tokens=max_tokens)
-    except EndpointFatal as error:
-        if sample.merge_user_messages or "answered 4" not in str(error):
+    except Exception as error:  # a 400 other than an overflow: the client's, or the harness's
+        if sample.merge_user_messages or not rejected(error):
             raise
-        raise EndpointFatal(f"{error}. {MERGE_HINT}") from None
-    return Solved(completion, row)
+        reason = (f"the endpoint rejected the conversation ({str(error).splitlines()[0][:300]})"
+                  f". {MERGE_HINT}")
+    else:
+        return Solved(completion, row)
+    pytest.fail(reason, pytrace=False)  # outside the handler: one line, no chained traceback
+
+
+def rejected(error: Exception) -> bool:
+    """A 400/422 answer to the request (not a context overflow: that comes back as data)."""
+    return getattr(error, "status_code", None) in (400, 422) or (
+        isinstance(error, EndpointFatal) and re.search(r"answered 4(00|22)\b", str(error)))
 
 
 def test_mrcr(sample, solved, record):
