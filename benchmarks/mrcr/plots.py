@@ -81,12 +81,12 @@ def _curves(frame: pd.DataFrame, source: str, out_dir: Path) -> Path:
     ax.set_xlabel("bin: o200k tokens of the messages plus the answer (upper bound)")
     ax.set_ylabel("mean score (SequenceMatcher ratio)")
     ax.set_title(f"MRCR, {SOURCE_NAMES.get(source, source)}", fontsize=10)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, loc="lower left")
-    else:
+    ax.grid(alpha=0.3)
+    if scored.empty:
         ax.text(0.5, 0.5, "no scored samples (all skipped, overflowed or errored)",
                 transform=ax.transAxes, ha="center", color="#777777")
-    ax.grid(alpha=0.3)
+        return plots.save_figure(fig, out_dir, f"curve-{source}.png")
+    ax.legend(fontsize=8, loc="lower left")
     return plots.save_figure(fig, out_dir, f"curve-{source}.png")
 
 
