@@ -35,7 +35,7 @@ class Solved:
     row: Row
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=8192)  # a pool's passages and requests: about 7,000
 def _count(tokenizer, text: str) -> int:
     return tokenizer.count(text)
 
