@@ -52,10 +52,11 @@ def _axis(ax, bins) -> None:
     ax.set_xticklabels([label.replace("test ", "test\n") for _, label, _ in bins], fontsize=7)
     ax.minorticks_off()
     tests = [high for high, _, test in bins if test]
+    label = "bin: o200k tokens of the messages plus the answer (upper bound)"
     if tests:
         ax.axvspan(min(tests) / 1.4, max(tests) * 1.4, color="#EEEEEE", zorder=0)
-        ax.text(min(tests) / 1.3, 0.02, "test-only bins (not MRCR's)", fontsize=7,
-                color="#666666")
+        label += "\nshaded: test-only bins, not MRCR's"
+    ax.set_xlabel(label, fontsize=8)
 
 
 def _curves(frame: pd.DataFrame, source: str, out_dir: Path) -> Path:
@@ -78,7 +79,6 @@ def _curves(frame: pd.DataFrame, source: str, out_dir: Path) -> Path:
                         textcoords="offset points", xytext=(0, 6), ha="center", fontsize=6)
     _axis(ax, bins)
     ax.set_ylim(0, 1.08)
-    ax.set_xlabel("bin: o200k tokens of the messages plus the answer (upper bound)")
     ax.set_ylabel("mean score (SequenceMatcher ratio)")
     ax.set_title(f"MRCR, {SOURCE_NAMES.get(source, source)}", fontsize=10)
     ax.grid(alpha=0.3)
@@ -86,7 +86,7 @@ def _curves(frame: pd.DataFrame, source: str, out_dir: Path) -> Path:
         ax.text(0.5, 0.5, "no scored samples (all skipped, overflowed or errored)",
                 transform=ax.transAxes, ha="center", color="#777777")
         return plots.save_figure(fig, out_dir, f"curve-{source}.png")
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=8, loc="upper right")
     return plots.save_figure(fig, out_dir, f"curve-{source}.png")
 
 
