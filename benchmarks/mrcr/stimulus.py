@@ -15,7 +15,7 @@ from .grid import MrcrSample
 
 @dataclasses.dataclass(frozen=True)
 class Stimulus:
-    row: Row
+    row: Row | None  # None: skipped (see ``skip``)
     size: int  # o200k tokens of the message contents plus the answer: what bins the row
     prompt_tokens: int  # o200k tokens of the message contents
     details: dict
@@ -36,7 +36,7 @@ def prepare(sample: MrcrSample, original_dir: str | None) -> Stimulus:
     index = rows.nth_in_bin(sample.bin_of(), sample.index)
     if index is None:
         found = rows.count_in_bin(sample.bin_of())
-        return Stimulus(Row("[]", "", "", sample.needles, 0, 0, 0), 0, 0, {},
+        return Stimulus(None, 0, 0, {},
                         skip=f"openai/mrcr has {found} {sample.needles}-needle rows in the "
                              f"{sample.bin} bin, not {sample.index + 1}")
     fields = rows.row(index)
