@@ -94,11 +94,12 @@ class SampleUnbuildable(ValueError):
 
 
 def build(pool: Pool, needles: int, low: int, high: int, seed: int,
-          count: Callable[[str], int]) -> Built:
-    """The sample of this seed: its size in (low, high] o200k tokens."""
+          count: Callable[[str], int], max_passage: int = MAX_TOKENS) -> Built:
+    """The sample of this seed: its size in (low, high] o200k tokens, its writings at most
+    ``max_passage`` tokens each."""
     rng = random.Random(seed)
     for _ in range(ATTEMPTS):
-        built = _Builder(pool, needles, low, high, rng, count).build()
+        built = _Builder(pool, needles, low, high, rng, count, max_passage).build()
         if built is not None:
             return built
     raise SampleUnbuildable(f"no {needles}-needle sample fits ({low}, {high}] tokens after "
@@ -107,10 +108,10 @@ def build(pool: Pool, needles: int, low: int, high: int, seed: int,
 
 class _Builder:
     def __init__(self, pool: Pool, needles: int, low: int, high: int, rng: random.Random,
-                 count: Callable[[str], int]):
+                 count: Callable[[str], int], max_passage: int):
         self.pool, self.needles, self.low, self.high = pool, needles, low, high
         self.rng, self.count = rng, count
-        self.cap = min(MAX_TOKENS, int(NEEDLE_SHARE * high / (needles + 1)))
+        self.cap = min(max_passage, int(NEEDLE_SHARE * high / (needles + 1)))
         self.usable = [i for i, n in enumerate(pool.lengths) if n <= self.cap]
         self.used: set[int] = set()
         self._requests: dict[tuple[str, str], int] = {}

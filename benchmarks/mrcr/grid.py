@@ -28,6 +28,10 @@ SOURCE_IDS = {"generated": "gen", "openai": "oai"}
 SOURCE_CHOICES = ("auto", "generated", "original", "both")
 SAMPLES = {"full": 100, "test": 1}  # per (source, needle count, bin); the original has 100
 TEST_NEEDLES = (2,)  # the test scale: 4 samples, 12k prompt tokens in all (a curve over 4 bins)
+# The longest writing a generated sample may hold (o200k tokens): the pool's longest at full
+# scale; at test scale shorter, so that the embedded model's replies (up to twice the
+# answer) stay short on two cores.
+MAX_PASSAGE = {"full": 800, "test": 200}
 TEST_BIN_TOKENS_PER_NEEDLE = 256  # a test-only bin holds at most high / 256 needles
 DEFAULT_MAX_BIN = "128k"  # full scale: up to Context Arena's AUC@128k; "1m" for all eight
 
@@ -77,6 +81,7 @@ class MrcrSample(SampleParams):
     test_bin: bool
     index: int  # the sample's number in its cell (an original row: the index-th in its bin)
     seed: int | None  # generated samples only
+    max_passage: int | None  # generated samples only: their longest writing, o200k tokens
     merge_user_messages: bool
 
     @property
@@ -97,6 +102,7 @@ class Settings:
     seed: int
     merge_user_messages: bool
     max_tokens: int | None  # None: twice the answer's tokens plus 16, per sample
+    max_passage: int
     original_dir: str | None
     missing_original: str | None  # why the original source cannot run (when it was asked)
 
@@ -125,7 +131,8 @@ def settings(option) -> Settings:
                    "both": ("generated", "openai")}[choice]
     return Settings(sources=sources, needles=needles, bins=bins, samples=samples,
                     seed=option("mrcr_seed"), merge_user_messages=option("mrcr_merge_user_messages"),
-                    max_tokens=option("mrcr_max_tokens"), original_dir=directory,
+                    max_tokens=option("mrcr_max_tokens"), max_passage=MAX_PASSAGE[scale],
+                    original_dir=directory,
                     missing_original=missing if "openai" in sources else None)
 
 
@@ -172,9 +179,11 @@ def build(s: Settings) -> list[MrcrSample]:
                 if b.test_only and needles * TEST_BIN_TOKENS_PER_NEEDLE > b.high:
                     continue  # 8 needles and a preamble do not fit in 1,024 tokens
                 for index in range(s.samples):
+                    generated = source == "generated"
                     samples.append(MrcrSample(
                         source, needles, b.label, b.low, b.high, b.test_only, index,
-                        s.seed if source == "generated" else None, s.merge_user_messages))
+                        s.seed if generated else None, s.max_passage if generated else None,
+                        s.merge_user_messages))
     return samples
 
 

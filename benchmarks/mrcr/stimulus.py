@@ -30,7 +30,7 @@ def prepare(sample: MrcrSample, original_dir: str | None) -> Stimulus:
         built = generate.build(passages.pool(), sample.needles, sample.bin_low,
                                sample.bin_high, generate.sample_seed(
                                    sample.seed, sample.needles, sample.bin, sample.index),
-                               count)
+                               count, sample.max_passage)
         return Stimulus(built.row, built.size, built.prompt_tokens, built.details)
     rows = original.rows(sample.needles, original_dir)
     index = rows.nth_in_bin(sample.bin_of(), sample.index)

@@ -42,8 +42,8 @@ def already_said_that_ids():
 def mrcr_ids():
     every = mrcr.Settings(sources=mrcr.SOURCES, needles=mrcr.NEEDLES,
                           bins=mrcr.TEST_BINS + mrcr.BINS, samples=120, seed=0,
-                          merge_user_messages=False, max_tokens=None, original_dir=None,
-                          missing_original=None)
+                          merge_user_messages=False, max_tokens=None, max_passage=800,
+                          original_dir=None, missing_original=None)
     return [s.id for s in mrcr.build(every)]  # more samples than s000-s099
 
 

@@ -30,6 +30,7 @@ def test_the_test_scale_is_small_and_has_a_curve_with_the_4k_8k_bin():
     assert [s.id for s in samples] == ["gen-nd2-tb1k-s000", "gen-nd2-tb2k-s000",
                                        "gen-nd2-tb4k-s000", "gen-nd2-b8k-s000"]
     assert sum(s.bin_high for s in samples) <= 16_000  # prompt tokens: less than that
+    assert {s.max_passage for s in samples} == {200}  # short answers: short replies
     smoke = grid.smoke_rule(samples)
     assert [s.id for s in samples if smoke(s)] == ["gen-nd2-tb1k-s000"]
 
@@ -38,6 +39,7 @@ def test_full_scale_goes_to_128k_and_every_bin_is_an_option():
     remote = {"scale": "full", "model": "m", "mrcr_source": "generated"}
     found = grid.build(grid.settings(options(**remote)))
     assert len(found) == 3 * 5 * 100 and max(s.bin_high for s in found) == 131072
+    assert {s.max_passage for s in found} == {800}
     everything = grid.build(grid.settings(options(**remote, mrcr_max_bin="1m",
                                                   mrcr_samples=2)))
     assert {s.bin for s in everything} == {b.label for b in grid.BINS}

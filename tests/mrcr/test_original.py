@@ -69,14 +69,14 @@ def test_a_sample_is_the_nth_row_of_its_bin_and_a_short_bin_says_how_many_it_has
         assert [i for i in range(len(rows)) if rows.in_bin(i, b)] == \
             [i for i in range(len(rows)) if b.holds(rows.size(i))]
     sample = grid.MrcrSample("openai", 2, second.label, second.low, second.high, False, 1,
-                             None, False)
+                             None, None, False)
     prepared = stimulus.prepare(sample, str(root))
     assert prepared.row.to_dict() == {k: v for k, v in written[2][rows.nth_in_bin(second, 1)]
                                       .items() if k != "date_added"}
     assert prepared.size == rows.size(rows.nth_in_bin(second, 1))
     assert prepared.details["revision"] is None  # read from --mrcr-original-dir: unverified
     missing = grid.MrcrSample("openai", 2, second.label, second.low, second.high, False, 2,
-                              None, False)
+                              None, None, False)
     assert stimulus.prepare(missing, str(root)).skip == \
         "openai/mrcr has 2 2-needle rows in the 8k-16k bin, not 3"
 
