@@ -5,6 +5,7 @@ import pytest
 
 from benchmarks.already_said_that import grid as already_said_that
 from benchmarks.continuation import grid as continuation
+from benchmarks.mrcr import grid as mrcr
 from benchmarks.niah import grid as niah
 from benchmarks.niah import needles
 from benchmarks.re3 import grid as re3
@@ -39,6 +40,14 @@ def already_said_that_ids():
                 "full", already_said_that.Settings(max_turns=turns))]
 
 
+def mrcr_ids():
+    every = mrcr.Settings(sources=mrcr.SOURCES, needles=mrcr.NEEDLES,
+                          bins=mrcr.TEST_BINS + mrcr.BINS, samples=120, seed=0,
+                          merge_user_messages=False, max_tokens=None, max_passage=800,
+                          original_dir=None, missing_original=None)
+    return [s.id for s in mrcr.build(every)]  # more samples than s000-s099
+
+
 def re3_ids():
     strategies = ("camelcase", "digitspace", "lowercase", "uppercase")
     return [s.id for s in re3.phase1(re3.counts("full", 1))
@@ -56,7 +65,7 @@ def ruler_ids():
 @pytest.mark.parametrize("experiment, ids", [
     ("repeated_words", repeated_words_ids), ("niah", niah_ids),
     ("continuation", continuation_ids), ("already_said_that", already_said_that_ids),
-    ("re3", re3_ids), ("ruler", ruler_ids)])
+    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids)])
 def test_every_id_part_selects_exactly_its_cases(experiment, ids):
     found = sorted(set(ids()))  # the union of several runs' grids (phases, options)
     assert inexact_parts(found, names(experiment)) == {}

@@ -1,0 +1,86 @@
+"""Each case asks for one occurrence's answer; a wrong copy is data, only a harness failure
+fails."""
+
+import dataclasses
+import functools
+import re
+
+import pytest
+
+from fixtures.models import Completion, EndpointFatal
+from fixtures.parametrize import Unavailable, experiment_grid, parametrize_samples
+
+from . import EXPERIMENT, grid, scoring, stimulus
+from .generate import Row
+
+MERGE_HINT = ("MRCR opens with two consecutive user messages, as the original does: if that "
+              "is what the endpoint rejects, add --mrcr-merge-user-messages")
+
+
+@experiment_grid(EXPERIMENT.name)
+def pytest_generate_tests(metafunc):
+    settings = grid.settings(metafunc.config.getoption)  # a bad option: one line
+    samples = grid.build(settings)
+    if not samples:  # only the original was asked for, and it is not there
+        raise ValueError(settings.missing_original)
+    cases = list(samples)
+    if settings.missing_original is not None:  # that source is [unavailable]; the rest runs
+        cases.append(Unavailable(EXPERIMENT.name, settings.missing_original))
+    parametrize_samples(metafunc, EXPERIMENT.name, cases, smoke=grid.smoke_rule(samples))
+
+
+@dataclasses.dataclass
+class Solved:
+    completion: Completion
+    row: Row
+
+
+@functools.lru_cache(maxsize=8192)  # a pool's passages and requests: about 7,000
+def _count(tokenizer, text: str) -> int:
+    return tokenizer.count(text)
+
+
+async def solve(sample, ctx):
+    settings = grid.settings(ctx.option)
+    prepared = await ctx.build(stimulus.prepare, sample, settings.original_dir)
+    record = ctx.record
+    if prepared.skip:
+        record.skip(prepared.skip)
+    row = prepared.row
+    messages = stimulus.messages(row, sample.merge_user_messages)
+    if getattr(ctx.tokenizer, "name", None) == "o200k_base":
+        prompt_tokens, answer_tokens = prepared.prompt_tokens, prepared.size - prepared.prompt_tokens
+    else:  # another unit: each message counted once (a passage recurs: counted once)
+        prompt_tokens = sum(_count(ctx.tokenizer, m["content"]) for m in messages)
+        answer_tokens = _count(ctx.tokenizer, row.answer)
+    max_tokens = settings.max_tokens or 2 * answer_tokens + 16
+    record.stimulus(messages, target_tokens=prompt_tokens, max_tokens=max_tokens)
+    record.detail(size_o200k=prepared.size, prompt_o200k=prepared.prompt_tokens,
+                  answer_tokens=answer_tokens, random_string=row.random_string_to_prepend,
+                  desired_msg_index=row.desired_msg_index, total_messages=row.total_messages,
+                  n_chars=row.n_chars, **prepared.details)
+    record.skip_unless_fits(ctx.model)
+    try:
+        completion = await record.ask(ctx.model, messages, max_tokens=max_tokens)
+    except Exception as error:  # a 400 other than an overflow: the client's, or the harness's
+        if sample.merge_user_messages or not rejected(error):
+            raise
+        reason = (f"the endpoint rejected the conversation ({str(error).splitlines()[0][:300]})"
+                  f". {MERGE_HINT}")
+    else:
+        return Solved(completion, row)
+    pytest.fail(reason, pytrace=False)  # outside the handler: one line, no chained traceback
+
+
+def rejected(error: Exception) -> bool:
+    """A 400/422 answer to the request (not a context overflow: that comes back as data)."""
+    return getattr(error, "status_code", None) in (400, 422) or (
+        isinstance(error, EndpointFatal) and re.search(r"answered 4(00|22)\b", str(error)))
+
+
+def test_mrcr(sample, solved, record):
+    if not solved.completion.ok:
+        return
+    result = scoring.score(solved.row, solved.completion.text)
+    record.score(**result["scores"])
+    record.detail(**result["details"])

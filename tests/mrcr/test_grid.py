@@ -1,0 +1,80 @@
+"""The grid: bins as the original defines them, ids, options, the test scale's size."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.mrcr import grid
+from benchmarks.mrcr.test_mrcr import rejected
+from fixtures.models import EndpointFatal
+
+from .test_original import options
+
+
+def test_the_originals_bins_first_closed_then_left_open():
+    assert [(b.low, b.high) for b in grid.BINS] == [(4096 << k, 8192 << k) for k in range(8)]
+    first, second = grid.BINS[0], grid.BINS[1]
+    assert first.holds(4096) and first.holds(8192) and not first.holds(8193)
+    assert not second.holds(8192) and second.holds(8193) and second.holds(16384)
+    assert [b.label for b in grid.BINS] == ["4k-8k", "8k-16k", "16k-32k", "32k-64k",
+                                           "64k-128k", "128k-256k", "256k-512k", "512k-1M"]
+    assert [b.id for b in grid.BINS] == ["b8k", "b16k", "b32k", "b64k", "b128k", "b256k",
+                                        "b512k", "b1m"]
+    assert [(b.id, b.label) for b in grid.TEST_BINS] == [
+        ("tb1k", "test 0.5k-1k"), ("tb2k", "test 1k-2k"), ("tb4k", "test 2k-4k")]
+    assert not grid.TEST_BINS[-1].holds(2048)  # test-only bins are left-open too
+
+
+def test_the_test_scale_is_small_and_has_a_curve_with_the_4k_8k_bin():
+    samples = grid.build(grid.settings(options(mrcr_source="generated")))
+    assert [s.id for s in samples] == ["gen-nd2-tb1k-s000", "gen-nd2-tb2k-s000",
+                                       "gen-nd2-tb4k-s000", "gen-nd2-b8k-s000"]
+    assert sum(s.bin_high for s in samples) <= 16_000  # prompt tokens: less than that
+    assert {s.max_passage for s in samples} == {200}  # short answers: short replies
+    smoke = grid.smoke_rule(samples)
+    assert [s.id for s in samples if smoke(s)] == ["gen-nd2-tb1k-s000"]
+
+
+def test_full_scale_goes_to_128k_and_every_bin_is_an_option():
+    remote = {"scale": "full", "model": "m", "mrcr_source": "generated"}
+    found = grid.build(grid.settings(options(**remote)))
+    assert len(found) == 3 * 5 * 100 and max(s.bin_high for s in found) == 131072
+    assert {s.max_passage for s in found} == {800}
+    everything = grid.build(grid.settings(options(**remote, mrcr_max_bin="1m",
+                                                  mrcr_samples=2)))
+    assert {s.bin for s in everything} == {b.label for b in grid.BINS}
+    # bins the context cannot hold are not built at all
+    small = grid.build(grid.settings(options(**remote, max_context=20000)))
+    assert {s.bin for s in small} == {"4k-8k", "8k-16k", "16k-32k"}
+    embedded = grid.build(grid.settings(options(scale="full", mrcr_source="generated")))
+    assert {s.bin for s in embedded} == {"4k-8k"}
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"mrcr_needles": ["3"]}, "--mrcr-needles 3: the original has 2, 4 and 8 needles"),
+    ({"mrcr_max_bin": "2m", "scale": "full"}, "--mrcr-max-bin 2m: one of 8k, 16k"),
+    ({"mrcr_samples": -1}, "--mrcr-samples -1: give 1 or more"),
+    ({"mrcr_max_tokens": 0}, "--mrcr-max-tokens 0: give a positive output budget"),
+    ({"scale": "full", "max_context": 3000}, "MRCR's smallest bin starts at 4096"),
+])
+def test_a_bad_option_is_one_line_naming_the_fix(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        grid.settings(options(**overrides))
+
+
+def test_needle_counts_combine_and_test_bins_take_only_the_needles_they_hold():
+    settings = grid.settings(options(mrcr_needles=["2,8", "4"], mrcr_source="generated"))
+    ids = [s.id for s in grid.build(settings)]
+    assert settings.needles == (2, 4, 8)
+    assert "gen-nd4-tb1k-s000" in ids and "gen-nd8-tb1k-s000" not in ids
+    assert "gen-nd8-tb2k-s000" in ids and "gen-nd8-b8k-s000" in ids
+
+
+def test_only_a_400_or_422_answer_is_taken_for_a_rejected_conversation():
+    class Rejected(Exception):
+        status_code = 400
+
+    assert rejected(Rejected())
+    assert rejected(EndpointFatal("h answered 422 to POST /chat/completions (roles): x"))
+    assert not rejected(EndpointFatal("h answered 404 to POST /chat/completions: x"))
+    assert not rejected(RuntimeError("timeout"))
