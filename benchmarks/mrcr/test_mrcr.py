@@ -2,7 +2,6 @@
 fails."""
 
 import dataclasses
-import functools
 import re
 
 import pytest
@@ -35,9 +34,20 @@ class Solved:
     row: Row
 
 
-@functools.lru_cache(maxsize=8192)  # a pool's passages and requests: about 7,000
-def _count(tokenizer, text: str) -> int:
-    return tokenizer.count(text)
+_known: dict[str, int] = {}  # text -> count in the run's unit (one unit per process)
+KNOWN_MAX = 8192  # a generated pool's passages and requests: about 7,000
+
+
+def unit_counts(tokenizer, messages: list[dict], answer: str) -> tuple[int, int]:
+    """(prompt, answer) tokens in the run's unit, each distinct message counted once per
+    process (a passage recurs across samples) and the new ones in one batch."""
+    texts = [m["content"] for m in messages] + [answer]
+    new = list(dict.fromkeys(t for t in texts if t not in _known))
+    if len(_known) + len(new) > KNOWN_MAX:  # the original's rows rarely share a message
+        _known.clear()
+    for text, count in zip(new, tokenizer.count_many(new)):
+        _known[text] = count
+    return sum(_known[m["content"]] for m in messages), _known[answer]
 
 
 async def solve(sample, ctx):
@@ -48,11 +58,11 @@ async def solve(sample, ctx):
         record.skip(prepared.skip)
     row = prepared.row
     messages = stimulus.messages(row, sample.merge_user_messages)
-    if getattr(ctx.tokenizer, "name", None) == "o200k_base":
+    if getattr(ctx.tokenizer, "is_default", True):  # o200k: the bins' own counts
         prompt_tokens, answer_tokens = prepared.prompt_tokens, prepared.size - prepared.prompt_tokens
-    else:  # another unit: each message counted once (a passage recurs: counted once)
-        prompt_tokens = sum(_count(ctx.tokenizer, m["content"]) for m in messages)
-        answer_tokens = _count(ctx.tokenizer, row.answer)
+    else:  # another unit: counted off the event loop (a server counts over HTTP)
+        prompt_tokens, answer_tokens = await ctx.build(unit_counts, ctx.tokenizer, messages,
+                                                       row.answer)
     max_tokens = settings.max_tokens or 2 * answer_tokens + 16
     record.stimulus(messages, target_tokens=prompt_tokens, max_tokens=max_tokens)
     record.detail(size_o200k=prepared.size, prompt_o200k=prepared.prompt_tokens,

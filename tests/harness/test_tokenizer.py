@@ -106,6 +106,15 @@ def test_the_chat_template_tokens_are_what_the_server_adds():
         assert served == toy.count(ToyTokenizer.render([{"role": "user", "content": content}]))
         assert unit.chat_overhead > 0
         assert unit.count(content) + unit.chat_overhead == served
+        # a conversation: each further message adds its own turn of the template
+        conversation = [{"role": role, "content": f"{content} ({i})"}
+                        for i, role in enumerate(("user", "assistant", "user", "assistant",
+                                                  "user"))]
+        served = client.chat.completions.create(
+            model="scripted", messages=conversation, max_tokens=5).usage.prompt_tokens
+        assert unit.turn_overhead > 0
+        assert sum(unit.count_many([m["content"] for m in conversation])) \
+            + unit.template_tokens(len(conversation)) == served
 
 
 def test_the_unit_names_the_servers_tokenizer_not_its_address():

@@ -105,3 +105,21 @@ def test_an_endpoint_rejecting_two_user_messages_in_a_row_gets_one_line_naming_t
     assert roles[0] == "user" and all(a != b for a, b in zip(roles[:-1], roles[1:]))
     (record,) = records(tmp_path / "merged")
     assert record["params"]["merge_user_messages"] and record["scores"]["ratio"] == 1.0
+
+
+def test_in_the_servers_own_tokens_the_bins_stay_o200k_and_counts_are_the_servers(tmp_path):
+    """``--tokenizer server``: the same samples (MRCR's bins are o200k by definition), each
+    prompt counted as the server counts it, template turns included, with o200k's beside it."""
+    with ScriptedServer(gold, tokenizer="toy", context_length=CONTEXT) as server:
+        done = run(server, tmp_path / "results", "--tokenizer", "server")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    found = records(tmp_path / "results")
+    assert {r["sample_id"] for r in found} == {
+        "gen-nd2-tb1k-s000", "gen-nd2-tb2k-s000", "gen-nd2-tb4k-s000", "gen-nd2-b8k-s000"}
+    for record in found:
+        assert record["outcome"] == "ok" and record["scores"]["ratio"] == 1.0
+        assert record["token_unit"].startswith("server:scripted#")
+        # the server's usage, but for where a message meets the template (a message ending
+        # in white space: the template's new line joins it in one toy token)
+        assert 0 <= record["target_tokens"] - record["prompt_tokens"] <= 2, record["sample_id"]
+        assert record["o200k_tokens"] == record["details"]["prompt_o200k"]

@@ -1,0 +1,47 @@
+"""RULER fitted in the server's own tokens (``--tokenizer server``), end to end: the scripted
+server counts in its toy unit (``/tokenize``), and its ``usage.prompt_tokens`` is the truth
+each prompt is checked against: prompt + tokens to generate <= L, within one unit of L."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks.ruler.grid import TASKS
+from fixtures.scripted_server import ScriptedServer
+
+from . import oracle
+
+ROOT = Path(__file__).resolve().parents[2]
+# the noise haystack's line is about 40 toy tokens; a word list's entry 2 to 4
+SLACK = {"niah_single_1": 60, "vt": 60, "cwe": 12}
+
+
+def test_prompts_fill_each_length_as_the_server_counts_them(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    with ScriptedServer(oracle.perfect, tokenizer="toy", context_length=16384) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "benchmarks", "-m", "ruler", "-q", "-p",
+             "no:cacheprovider", "--model", "scripted", "--base-url", server.base_url,
+             "--results-dir", str(tmp_path), "--run-id", "toy", "--tokenizer", "server",
+             "--ruler-tasks", ",".join(SLACK), "--ruler-lengths", "1k,2k",
+             "--ruler-samples", "1"],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    found = [json.loads(line) for line in
+             (tmp_path / "toy" / "samples.jsonl").read_text().splitlines()]
+    assert len(found) == len(SLACK) * 2
+    for record in found:
+        task, length = record["params"]["task"], record["params"]["length"]
+        generate = TASKS[task].tokens_to_generate
+        assert record["outcome"] == "ok" and record["scores"]["score"] == 1.0
+        assert record["token_unit"].startswith("server:scripted#")
+        assert record["target_length"] == length
+        # the recorder's count (template included) is the server's own, but for where the
+        # prompt meets the template (VT's prefix ends in a space the template's new line joins)
+        assert abs(record["target_tokens"] - record["prompt_tokens"]) <= 2
+        assert length - SLACK[task] <= record["prompt_tokens"] + generate <= length, record
+        assert record["o200k_tokens"] > 0  # the o200k count, kept beside the unit's
