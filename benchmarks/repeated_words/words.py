@@ -8,9 +8,10 @@ any case (``san francisco`` is one unit, and not the name: case is kept). Names 
 left to right, a longer one first.
 
 The reading is linear with a small constant, in C but for one step per *distinct* token: the
-text is split with ``str.split``, each distinct token is read once, and the units are kept as
-a string of one character per unit, where names are joined by regular-expression
-substitutions and units are counted and found with ``str.count`` and ``str.find``.
+text is split with ``str.split``, each distinct token is read once, units are counted and
+found with the list's (or string's) own ``count`` and ``index``/``find``, and multi-word names
+are joined by substitutions over a string of one character a token. A 10,000-word copy reads
+in about half a millisecond.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import functools
 import itertools
 import re
 
-WORD = re.compile(r"\w(?:.*\w)?")  # a token (no whitespace in it) without the punctuation around it
+WORD = re.compile(r"\w(?:.*\w)?")  # a token (no whitespace) without the punctuation around it
 SEPARATORS = re.compile(r"\s+")
 FIRST_CODE = 0x100  # the character standing for the first distinct word of a text
 FEW = 8  # offsets asked for one at a time; more are read from every token's start

@@ -219,4 +219,5 @@ def test_the_scores_given_to_the_refusal_rule_are_used_not_recomputed(monkeypatc
     sample = Sample("apple", "apples", 30, 4)
     scores = scoring.score(sample, "no")
     monkeypatch.setattr(scoring, "score", lambda *args: pytest.fail("scored twice"))
-    assert scoring.refusal_reason(sample, "no", scores) == "1 other words and only 0 copies of 'apple'"
+    reason = scoring.refusal_reason(sample, "no", scores)
+    assert reason == "1 other words and only 0 copies of 'apple'"
