@@ -73,13 +73,26 @@ LARGEST = (
     ("continuation, 128k tier", "no",
      ["-m", "continuation", "--scale", "full", "-k", "ctx128k", "--continuation-rounds", "4"],
      ["-m", "continuation", "--scale", "full", "-k", "ctx128k", "--continuation-rounds", "1"]),
-    ("already said that, 100 turns", "no",
+    ("already said that, 100 turns", "remembers",
      ["-m", "already_said_that", "--scale", "full", "--ast-variant", "distractorless",
       "--ast-samples", "4"],
      ["-m", "already_said_that", "--scale", "full", "--ast-variant", "distractorless",
       "--ast-samples", "1"]),
 )
 SECTIONS = ("subset", "per-sample", "full-grid")
+
+
+def remembers(request: dict) -> str:
+    """Already said that, played without a mistake: "yes" to a word asked before, else "no"
+    (the distractorless variant asks nothing else), so every conversation runs 100 turns."""
+    from benchmarks.already_said_that.stimulus import MAIN_PREFIX
+
+    asked = [m["content"][len(MAIN_PREFIX):] for m in request["messages"]
+             if m["role"] == "user" and m["content"].startswith(MAIN_PREFIX)]
+    return f"[answer: {'yes' if asked and asked[-1] in asked[:-1] else 'no'}]"
+
+
+RESPONDERS = {"remembers": remembers}
 # Runs pytest as a child and writes the peak RSS (KiB) and the CPU seconds of the child and
 # all it started (workers, the end's process, plot writers).
 RSS_WRAPPER = ("import os, resource, subprocess, sys\n"
@@ -174,7 +187,8 @@ def per_sample() -> None:
     for name, responder, many, few in LARGEST:
         if not name.startswith("repeated") and not _data_dir(name):
             continue
-        with ScriptedServer(responder, context_length=2_000_000) as server:
+        with ScriptedServer(RESPONDERS.get(responder, responder),
+                            context_length=2_000_000) as server:
             extra = ["--max-connections", "16"]
             small, large = run_pytest(server, few, extra), run_pytest(server, many, extra)
         cost = (large["cpu"] - small["cpu"]) / (large["records"] - small["records"])
