@@ -23,8 +23,8 @@ The sections (all by default; name some to run only those):
                 900k-token NIAH samples
     per-sample  the harness's CPU per sample of each experiment at its largest size (repeated
                 words at 10,000 words, NIAH at 900k tokens, continuation at its 128k tier,
-                already-said-that at 100 turns; and repeated words at 25 words, the cost of
-                any sample): the CPU of a run of K samples less that of a run of fewer, per
+                already-said-that at 100 turns; and repeated words at 25 to 75 words, the
+                cost of any sample): the CPU of a run of K samples less that of a run of fewer, per
                 extra sample, against a zero-latency server. Everything the harness does for
                 a sample counts (the experiment's stimulus builder and scorer, token counts,
                 the client, pytest, the record, the store, its share of the plots): the
@@ -61,8 +61,7 @@ NIAH_900K = ["-m", "niah", "--scale", "full", "-k", "seq and ctx900k and d050 an
 FULL_GRID = ["-m", "repeated_words", "--scale", "full"]
 # Per experiment at its largest size: (name, responder, a selection of K samples, of fewer).
 LARGEST = (
-    ("repeated words, 25 words", "copy",
-     ["-m", "repeated_words", "--scale", "full", "-k", "n25w"],
+    ("repeated words, 25-75 words", "copy", SUBSET,
      ["-m", "repeated_words", "--scale", "full", "-k", "n25w-pos0000"]),
     ("repeated words, 10,000 words", "copy",
      ["-m", "repeated_words", "--scale", "full", "-k", "n10000w"],
