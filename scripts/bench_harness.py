@@ -1,10 +1,8 @@
 """The engine's benchmark: wall time against a model of known latency, and the harness's cost.
 
 Starts the scripted server on 127.0.0.1 with a fixed latency (every answer takes that long,
-however many are in flight, like a batching server far from its limit) and runs the
-repeated-words subset of issue 11 -- 150 samples, ``--scale full -k "n25w or n50w or n75w"``
--- through pytest in a subprocess with a fresh results directory, at several settings. For
-each it prints:
+however many are in flight, like a batching server far from its limit) and runs pytest in a
+subprocess with a fresh results directory, at several settings. For each run it prints:
 
     wall        the whole pytest command: start-up, collection, samples, summary, plots
     start-up    pytest launched -> the server's first request
@@ -12,16 +10,33 @@ each it prints:
     ideal       samples x latency / requests allowed in flight
     efficiency  ideal / engine
     in flight   the most requests the server saw at once
+    CPU         user + system time of every process of the run (pytest, its workers, the
+                end's process and its plot writers; the server is in this process, not counted)
     peak RSS    the largest pytest process's peak resident memory (controller or worker);
                 "all" adds the process that writes the run's files at the end (run_end.py)
 
-Then, against a zero-latency server, the harness's own time per sample (engine time over
-samples, and the median gap between records), and the peak RSS of the 900k-token NIAH
-samples. ``--full-grid`` adds the whole repeated-words grid at full scale (1,090 samples,
-long outputs to score) without and with ``-n 2``, where a second process has CPU work to
-share.
+The sections (all by default; name some to run only those):
 
-    python scripts/bench_harness.py [--latency 0.2] [--skip-niah] [--full-grid]
+    subset      the repeated-words subset of issue 11 -- 150 samples, ``--scale full -k "n25w
+                or n50w or n75w"`` -- at 1 to 64 connections and -n 1 to 16; then, against a
+                zero-latency server, the harness's time per sample and the peak RSS of the
+                900k-token NIAH samples
+    per-sample  the harness's CPU per sample of each experiment at its largest size (repeated
+                words at 10,000 words, NIAH at 900k tokens, continuation at its 128k tier,
+                already-said-that at 100 turns; and repeated words at 25 to 75 words, the
+                cost of any sample): the CPU of a run of K samples less that of a run of fewer, per
+                extra sample, against a zero-latency server. Everything the harness does for
+                a sample counts (the experiment's stimulus builder and scorer, token counts,
+                the client, pytest, the record, the store, its share of the plots): the
+                experiments run as a user runs them, through pytest. Then the repeated-words
+                experiment's own part at 10,000 words, in this process: the prompt, its token
+                count and the scores of an exact copy
+    full-grid   the whole repeated-words grid of one pair (1,090 samples, up to 10,000 words)
+                at 16 and 64 connections, without and with ``-n 2``
+
+    python scripts/bench_harness.py [--latency 0.2] [subset] [per-sample] [full-grid]
+
+NIAH, continuation and already-said-that read their data from ``$CONTEXTROT_DATA_DIR``.
 """
 
 from __future__ import annotations
@@ -44,16 +59,51 @@ from fixtures.scripted_server import ScriptedServer  # noqa: E402
 SUBSET = ["-m", "repeated_words", "--scale", "full", "-k", "n25w or n50w or n75w"]
 NIAH_900K = ["-m", "niah", "--scale", "full", "-k", "seq and ctx900k and d050 and dx0 and t00"]
 FULL_GRID = ["-m", "repeated_words", "--scale", "full"]
-# Runs pytest as a child and writes the child's (and its workers') peak RSS, in KiB.
+# Per experiment at its largest size: (name, responder, a selection of K samples, of fewer).
+LARGEST = (
+    ("repeated words, 25-75 words", "copy", SUBSET,
+     ["-m", "repeated_words", "--scale", "full", "-k", "n25w-pos0000"]),
+    ("repeated words, 10,000 words", "copy",
+     ["-m", "repeated_words", "--scale", "full", "-k", "n10000w"],
+     ["-m", "repeated_words", "--scale", "full", "-k", "n10000w-pos0000"]),
+    ("NIAH, 900k tokens", "no",
+     ["-m", "niah", "--scale", "full", "-k", "ctx900k and d050 and dx0 and t00"],
+     ["-m", "niah", "--scale", "full", "-k", "seq and ctx900k and d050 and dx0 and t00"]),
+    ("continuation, 128k tier", "no",
+     ["-m", "continuation", "--scale", "full", "-k", "ctx128k", "--continuation-rounds", "4"],
+     ["-m", "continuation", "--scale", "full", "-k", "ctx128k", "--continuation-rounds", "1"]),
+    ("already said that, 100 turns", "remembers",
+     ["-m", "already_said_that", "--scale", "full", "--ast-variant", "distractorless",
+      "--ast-samples", "4"],
+     ["-m", "already_said_that", "--scale", "full", "--ast-variant", "distractorless",
+      "--ast-samples", "1"]),
+)
+SECTIONS = ("subset", "per-sample", "full-grid")
+
+
+def remembers(request: dict) -> str:
+    """Already said that, played without a mistake: "yes" to a word asked before, else "no"
+    (the distractorless variant asks nothing else), so every conversation runs 100 turns."""
+    from benchmarks.already_said_that.stimulus import MAIN_PREFIX
+
+    asked = [m["content"][len(MAIN_PREFIX):] for m in request["messages"]
+             if m["role"] == "user" and m["content"].startswith(MAIN_PREFIX)]
+    return f"[answer: {'yes' if asked and asked[-1] in asked[:-1] else 'no'}]"
+
+
+RESPONDERS = {"remembers": remembers}
+# Runs pytest as a child and writes the peak RSS (KiB) and the CPU seconds of the child and
+# all it started (workers, the end's process, plot writers).
 RSS_WRAPPER = ("import os, resource, subprocess, sys\n"
                "code = subprocess.run(sys.argv[1:]).returncode\n"
-               "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-               "open(os.environ['BENCH_RSS'], 'w').write(str(peak))\n"
+               "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+               "open(os.environ['BENCH_RSS'], 'w').write("
+               "f'{usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}')\n"
                "sys.exit(code)\n")
 
 
 def run_pytest(server: ScriptedServer, selection: list[str], extra: list[str]) -> dict:
-    """One pytest command against ``server``; its timings, record count and peak RSS."""
+    """One pytest command against ``server``; its timings, record count, CPU and peak RSS."""
     with tempfile.TemporaryDirectory() as tmp:
         stamps, rss = Path(tmp) / "stamps.json", Path(tmp) / "rss"
         command = [sys.executable, "-c", RSS_WRAPPER, sys.executable, "-m", "pytest",
@@ -70,28 +120,35 @@ def run_pytest(server: ScriptedServer, selection: list[str], extra: list[str]) -
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
         wall = time.monotonic() - launched
         if done.returncode != 0:
-            sys.exit(f"pytest {' '.join(extra)} exited {done.returncode}:\n"
+            sys.exit(f"pytest {' '.join(selection + extra)} exited {done.returncode}:\n"
                      + done.stdout[-3000:] + done.stderr[-3000:])
         samples = Path(tmp) / "results" / "bench" / "samples.jsonl"
         records = len(samples.read_text().splitlines())
         arrivals = sorted(json.loads(stamps.read_text()))
         first_request = min(started for started, _ in server.answered)
+        peak, cpu = rss.read_text().split()
         return {"wall": wall, "startup": first_request - launched,
                 "engine": arrivals[-1] - first_request, "records": records,
                 "requests": len(server.answered), "in_flight": server.peak_in_flight,
-                "gaps": [b - a for a, b in zip(arrivals, arrivals[1:])],
+                "gaps": [b - a for a, b in zip(arrivals, arrivals[1:])], "cpu": float(cpu),
                 "rss_mb": max(map(int, Path(f"{stamps}.rss").read_text().split())) / 1024,
-                "all_rss_mb": int(rss.read_text()) / 1024}
+                "all_rss_mb": int(peak) / 1024}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--latency", type=float, default=0.2, metavar="SECONDS")
-    parser.add_argument("--skip-niah", action="store_true",
-                        help="leave out the 900k-token NIAH memory measurement")
-    parser.add_argument("--full-grid", action="store_true",
-                        help="also time the full repeated-words grid without and with -n 2")
-    args = parser.parse_args()
+HEADER = (f"{'run':<30} {'wall':>7} {'start-up':>9} {'engine':>7} {'ideal':>6} "
+          f"{'efficiency':>10} {'in flight':>9} {'records':>7} {'CPU':>7} {'peak RSS':>9} "
+          f"{'all':>6}")
+
+
+def timed_row(name: str, result: dict, latency: float, connections: int) -> str:
+    ideal = result["records"] * latency / connections
+    return (f"{name:<30} {result['wall']:>6.1f}s {result['startup']:>8.1f}s "
+            f"{result['engine']:>6.2f}s {ideal:>5.2f}s {ideal / result['engine']:>9.0%} "
+            f"{result['in_flight']:>9} {result['records']:>7} {result['cpu']:>6.1f}s "
+            f"{result['rss_mb']:>7.0f}MB {result['all_rss_mb']:>4.0f}MB")
+
+
+def subset(latency: float, niah: bool) -> None:
     runs = [("no -n, --max-connections 1", 1, ["--max-connections", "1"]),
             ("no -n, --max-connections 16", 16, ["--max-connections", "16"]),
             ("no -n, --max-connections 64", 64, ["--max-connections", "64"]),
@@ -99,17 +156,11 @@ def main() -> None:
             ("-n 4, --max-connections 16", 16, ["-n", "4", "--max-connections", "16"]),
             ("-n 16, --max-connections 16", 16, ["-n", "16", "--max-connections", "16"])]
     print(f"150 repeated-words samples ({' '.join(SUBSET)}), a server answering after "
-          f"{args.latency * 1000:.0f} ms, fresh results dir each run, {os.cpu_count()} cores")
-    print(f"{'run':<30} {'wall':>7} {'start-up':>9} {'engine':>7} {'ideal':>6} "
-          f"{'efficiency':>10} {'in flight':>9} {'records':>7} {'peak RSS':>9} {'all':>6}")
-    with ScriptedServer("copy", context_length=1_000_000, latency_s=args.latency) as server:
+          f"{latency * 1000:.0f} ms, fresh results dir each run, {os.cpu_count()} cores")
+    print(HEADER)
+    with ScriptedServer("copy", context_length=1_000_000, latency_s=latency) as server:
         for name, connections, extra in runs:
-            result = run_pytest(server, SUBSET, extra)
-            ideal = result["records"] * args.latency / connections
-            print(f"{name:<30} {result['wall']:>6.1f}s {result['startup']:>8.1f}s "
-                  f"{result['engine']:>6.2f}s {ideal:>5.2f}s "
-                  f"{ideal / result['engine']:>9.0%} {result['in_flight']:>9} "
-                  f"{result['records']:>7} {result['rss_mb']:>7.0f}MB {result['all_rss_mb']:>4.0f}MB",
+            print(timed_row(name, run_pytest(server, SUBSET, extra), latency, connections),
                   flush=True)
     with ScriptedServer("copy", context_length=1_000_000) as server:
         result = run_pytest(server, SUBSET, ["--max-connections", "16"])
@@ -120,24 +171,87 @@ def main() -> None:
               f", start-up to the first request {result['startup']:.1f}s, wall "
               f"{result['wall']:.1f}s, peak RSS {result['rss_mb']:.0f} MB (all processes "
               f"{result['all_rss_mb']:.0f} MB)")
-        if not args.skip_niah:
-            data = os.environ.get("CONTEXTROT_DATA_DIR")
-            if not data:
-                print("900k-token NIAH: skipped (set CONTEXTROT_DATA_DIR)")
-            else:
-                result = run_pytest(server, NIAH_900K, [])
-                print(f"900k-token NIAH samples ({result['records']}): wall "
-                      f"{result['wall']:.1f}s, peak RSS {result['rss_mb']:.0f} MB (all "
-                      f"processes {result['all_rss_mb']:.0f} MB)")
-    if args.full_grid:
-        print(f"\nthe full repeated-words grid ({' '.join(FULL_GRID)}), {args.latency * 1000:.0f}"
-              " ms latency, --max-connections 16:")
-        with ScriptedServer("copy", context_length=1_000_000, latency_s=args.latency) as server:
-            for name, extra in (("no -n", []), ("-n 2", ["-n", "2"])):
-                result = run_pytest(server, FULL_GRID, ["--max-connections", "16", *extra])
-                print(f"  {name:<6} {result['records']} samples, wall {result['wall']:.1f}s, "
-                      f"peak RSS {result['rss_mb']:.0f} MB (all processes "
-                      f"{result['all_rss_mb']:.0f} MB)", flush=True)
+        if niah and _data_dir("900k-token NIAH"):
+            result = run_pytest(server, NIAH_900K, [])
+            print(f"900k-token NIAH samples ({result['records']}): wall "
+                  f"{result['wall']:.1f}s, peak RSS {result['rss_mb']:.0f} MB (all "
+                  f"processes {result['all_rss_mb']:.0f} MB)")
+
+
+def per_sample() -> None:
+    """The harness's CPU per sample: (CPU of K samples - CPU of k) / (K - k)."""
+    print("\nthe harness's CPU per sample at each experiment's largest size (a zero-latency "
+          "server; the CPU of a run of K samples less that of a run of k, over K - k):")
+    print(f"  {'experiment':<30} {'K':>4} {'CPU':>7} {'k':>4} {'CPU':>7} {'per sample':>11}")
+    for name, responder, many, few in LARGEST:
+        if not name.startswith("repeated") and not _data_dir(name):
+            continue
+        with ScriptedServer(RESPONDERS.get(responder, responder),
+                            context_length=2_000_000) as server:
+            extra = ["--max-connections", "16"]
+            small, large = run_pytest(server, few, extra), run_pytest(server, many, extra)
+        cost = (large["cpu"] - small["cpu"]) / (large["records"] - small["records"])
+        print(f"  {name:<30} {large['records']:>4} {large['cpu']:>6.1f}s "
+              f"{small['records']:>4} {small['cpu']:>6.1f}s {cost * 1000:>8.1f} ms", flush=True)
+    print(f"  of which the repeated-words experiment's own part at 10,000 words: "
+          f"{repeated_words_own_part() * 1000:.1f} ms (the prompt, its o200k count, the scores "
+          "and the refusal rule of an exact copy)")
+
+
+def repeated_words_own_part(repeats: int = 20) -> float:
+    """CPU seconds per 10,000-word sample of the experiment's builder, count and scorer."""
+    from benchmarks.repeated_words import grid, scoring, stimulus
+    from fixtures.tokenizer import o200k
+
+    samples = [s for s in grid.build("full", [grid.DEFAULT_PAIR]) if s.n == 10_000]
+    tokenizer = o200k()
+    started = time.process_time()
+    for sample in samples[:repeats]:
+        tokenizer.count(stimulus.prompt(sample))
+        output = stimulus.gold_text(sample)
+        scoring.refusal_reason(sample, output, scoring.score(sample, output))
+    return (time.process_time() - started) / repeats
+
+
+def full_grid(latency: float) -> None:
+    print(f"\nthe full repeated-words grid of one pair ({' '.join(FULL_GRID)}), "
+          f"{latency * 1000:.0f} ms latency:")
+    print(HEADER)
+    with ScriptedServer("copy", context_length=1_000_000, latency_s=latency) as server:
+        for connections in (16, 64):
+            for workers in ([], ["-n", "2"]):
+                name = f"{' '.join(workers) or 'no -n'}, --max-connections {connections}"
+                result = run_pytest(server, FULL_GRID,
+                                    ["--max-connections", str(connections), *workers])
+                print(timed_row(name, result, latency, connections), flush=True)
+
+
+def _data_dir(what: str) -> bool:
+    if os.environ.get("CONTEXTROT_DATA_DIR"):
+        return True
+    print(f"  {what}: skipped (set CONTEXTROT_DATA_DIR)")
+    return False
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sections", nargs="*", metavar="SECTION",
+                        help=f"what to run: {', '.join(SECTIONS)} (default: all)")
+    parser.add_argument("--latency", type=float, default=0.2, metavar="SECONDS")
+    parser.add_argument("--skip-niah", action="store_true",
+                        help="leave out the 900k-token NIAH memory measurement (subset)")
+    args = parser.parse_args()
+    sections = args.sections or SECTIONS
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown section {', '.join(sorted(unknown))}: choose from "
+                     f"{', '.join(SECTIONS)}")
+    if "subset" in sections:
+        subset(args.latency, not args.skip_niah)
+    if "per-sample" in sections:
+        per_sample()
+    if "full-grid" in sections:
+        full_grid(args.latency)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ import dataclasses
 
 from fixtures.parametrize import SampleParams
 
+from .words import read_pair
+
 LENGTHS = (25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10000)
 # --scale test: 5 lengths x 3 positions, short enough for the embedded 8k-context model to
 # answer in full (its output budget is twice the prompt).
@@ -75,5 +77,6 @@ def parse_pairs(values: list[str] | None) -> list[tuple[str, str]]:
         if len(parts) != 2 or not all(parts) or parts[0] == parts[1]:
             raise ValueError(f"--word-pair {value!r}: write COMMON/MODIFIED with two different "
                              "words and one '/', e.g. --word-pair apple/apples")
+        read_pair(parts[0], parts[1])  # ValueError: two words that read as one
         pairs.append((parts[0], parts[1]))
     return list(dict.fromkeys(pairs))

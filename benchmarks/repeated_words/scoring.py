@@ -21,12 +21,11 @@ Differences from the original (chroma-core/context-rot), each a defect it has:
 
 from __future__ import annotations
 
-import re
-
 import Levenshtein
 
 from .grid import RepeatedWordsSample
 from .stimulus import gold_text
+from .words import Units, read_pair
 
 REFUSAL_MIN_COMMON = 15  # fewer copies of the common word than this (with other words) = refusal
 
@@ -37,11 +36,14 @@ def normalized_levenshtein(gold: str, output: str) -> float:
         return 1.0
     if not gold or not output:
         return 0.0
-    return 1.0 - Levenshtein.distance(gold, output) / max(len(gold), len(output))
+    # The distance is at least the difference in length; told so, the library tries a narrow
+    # band first (widening it until the distance is certain): the same distance, and a
+    # near-copy of 10,000 words costs under a millisecond instead of 25.
+    distance = Levenshtein.distance(gold, output, score_hint=abs(len(gold) - len(output)))
+    return 1.0 - distance / max(len(gold), len(output))
 
 
 QUOTES = "\"'`\u201c\u201d\u2018\u2019"  # quotes a model may put around its copy
-CORE = re.compile(r"\w(?:.*\w)?")  # a token without the punctuation around it
 
 
 def copy_text(output: str) -> str:
@@ -49,70 +51,49 @@ def copy_text(output: str) -> str:
     return output.strip().strip(QUOTES).strip()
 
 
-def units(text: str, phrases: tuple[str, ...]) -> list[tuple[str, int]]:
-    """Split on whitespace into words, joining the words of each known phrase into one unit.
-
-    A word is read without its surrounding punctuation; a token that is only punctuation
-    stays a unit of its own (as the original's ``split()`` counts it). Phrases are matched
-    case-insensitively (longer ones first) and keep the output's spelling, so a miscased
-    name is one unit that is not the name. Returns (unit, character offset) pairs.
-    """
-    tokens = []
-    for match in re.finditer(r"\S+", text):
-        core = CORE.search(match.group())
-        tokens.append((core.group(), match.start() + core.start()) if core
-                      else (match.group(), match.start()))
-    patterns = sorted({tuple(p.casefold().split()) for p in phrases}, key=len, reverse=True)
-    found, i = [], 0
-    while i < len(tokens):
-        for pattern in patterns:
-            window = tokens[i:i + len(pattern)]
-            if len(pattern) > 1 and tuple(t.casefold() for t, _ in window) == pattern:
-                found.append((" ".join(t for t, _ in window), window[0][1]))
-                i += len(pattern)
-                break
-        else:
-            found.append(tokens[i])
-            i += 1
-    return found
-
-
 def score(sample: RepeatedWordsSample, output: str) -> dict:
+    pair = read_pair(sample.common, sample.modified)
     gold = gold_text(sample)
-    phrases = (sample.common, sample.modified)
-    gold_units = units(gold, phrases)
-    copy_units = units(copy_text(output), phrases)
-    gold_offset = gold_units[sample.position][1]
-    modified_at = [(index, offset) for index, (unit, offset) in enumerate(copy_units)
-                   if unit == sample.modified]
+    gold_units, gold_offset = pair.gold(sample.n, sample.position) or _read_gold(gold, pair,
+                                                                                 sample.position)
+    copy = Units(copy_text(output), pair)
+    modified_at = copy.indices(pair.modified)
     present = bool(modified_at)
+    common_count = copy.count(pair.common)
     return {
         "levenshtein": normalized_levenshtein(gold, output.strip()),
         "modified_present": present,
         # character offset of the modified word equals the gold's (only defined when present)
-        "position_correct": any(o == gold_offset for _, o in modified_at) if present else None,
+        "position_correct": gold_offset in copy.offsets(modified_at) if present else None,
         # word index equals the gold's (only defined when present)
-        "word_position_correct": (any(i == sample.position for i, _ in modified_at)
-                                  if present else None),
+        "word_position_correct": sample.position in modified_at if present else None,
         "extra_modified": len(modified_at) > 1,
         # > 0: words omitted; < 0: words added
-        "word_count_delta": len(gold_units) - len(copy_units),
-        "common_count": sum(1 for unit, _ in copy_units if unit == sample.common),
-        "other_words": sum(1 for unit, _ in copy_units if unit not in phrases),
+        "word_count_delta": gold_units - len(copy),
+        "common_count": common_count,
+        "other_words": len(copy) - common_count - len(modified_at),
     }
 
 
-def refusal_reason(sample: RepeatedWordsSample, output: str | None) -> str | None:
+def _read_gold(gold: str, pair, position: int) -> tuple[int, int]:
+    units = Units(gold, pair)
+    return len(units), units.offsets([position])[0]
+
+
+def refusal_reason(sample: RepeatedWordsSample, output: str | None,
+                   scores: dict | None = None) -> str | None:
     """The spec's two heuristics: words other than the pair, and fewer than 15 common words.
 
     Both must hold (an empty output is a refusal by itself). Returns why, or None. Words are
     read as the scores read them: the common word counts with punctuation around it
     ("apple," counts), as in the original, so a sloppy copy is an attempt, not a refusal.
-    Unlike the original, "apples" does not count as "apple".
+    Unlike the original, "apples" does not count as "apple". ``scores``: this output's
+    ``score``, when already computed.
     """
     if output is None or not output.strip():
         return "empty output"
-    scores = score(sample, output)
+    if scores is None:
+        scores = score(sample, output)
     other_words, copies = scores["other_words"], scores["common_count"]
     if other_words and copies < REFUSAL_MIN_COMMON:
         return f"{other_words} other words and only {copies} copies of {sample.common!r}"

@@ -36,7 +36,8 @@ async def solve(sample, ctx):
 def test_repeated_words(sample, solved, record):
     if not solved.ok:
         return
-    record.score(**scoring.score(sample, solved.text))
-    reason = scoring.refusal_reason(sample, solved.text)
+    scores = scoring.score(sample, solved.text)
+    record.score(**scores)
+    reason = scoring.refusal_reason(sample, solved.text, scores)
     if reason:
         record.refused(reason)

@@ -71,11 +71,18 @@ def test_collection_ceiling_follows_the_model():
 def test_scale_defaults_and_grid_order():
     test = grid.settings(Config())
     full = grid.settings(Config(scale="full"))
-    assert (test.rounds, test.max_tokens) == (2, 128)
+    assert (test.rounds, test.max_tokens) == (1, 128)
     assert (full.rounds, full.max_tokens) == (3, 512)
-    ids = [s.id for s in grid.build(test, "emma")]
-    assert ids == ["ctx1k-r00", "ctx1k-r01", "ctx2k-r00", "ctx2k-r01", "ctx4k-r00", "ctx4k-r01",
-                   "ctx8k-r00", "ctx8k-r01"]
+    assert [s.id for s in grid.build(test, "emma")] == ["ctx1k-r00", "ctx2k-r00", "ctx4k-r00"]
+    assert [s.id for s in grid.build(full, "emma")][-3:] == ["ctx8k-r00", "ctx8k-r01",
+                                                              "ctx8k-r02"]
+    assert test.ceiling == full.ceiling == 8192  # the same continuation point at both scales
+
+
+def test_the_test_scale_stops_at_its_largest_tier():
+    with pytest.raises(ValueError, match=r"largest context 4096; lower it \(or run --scale full"):
+        grid.settings(Config(continuation_start_context=8192))
+    assert grid.settings(Config(scale="full", continuation_start_context=8192)).tiers() == [8192]
 
 
 @pytest.mark.parametrize("options, message", [

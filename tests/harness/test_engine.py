@@ -240,3 +240,21 @@ def test_an_end_that_fails_keeps_the_records_and_says_how_to_render_them(many):
                                  "reporting report broken --results-dir *"])
     one_line_per_sample(many, "broken")
     assert len(stored(many, "broken")) == SAMPLES
+
+
+def test_a_workers_look_ahead_lists_the_window_not_its_whole_queue():
+    """The engine asks for upcoming jobs after every sample: listing a worker's whole queue
+    each time made its run quadratic in its share."""
+    import contextlib
+    import types
+
+    from fixtures.harness import Harness
+
+    queue = list(range(2, 500))
+    worker = types.SimpleNamespace(
+        item_index=0, nextitem_index=1, session=types.SimpleNamespace(items=list(range(500))),
+        torun=types.SimpleNamespace(lock=lambda: contextlib.nullcontext(queue)))
+    harness = Harness.__new__(Harness)
+    harness.engine = types.SimpleNamespace(window=10)
+    harness.job = lambda item: f"job {item}"
+    assert harness._worker_upcoming(worker)() == [f"job {i}" for i in range(12)]

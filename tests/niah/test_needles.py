@@ -80,8 +80,9 @@ def test_grid_ids_and_sizes():
     full = grid.build("full", [("ferry", "ferry1")])
     assert len(full) == 2 * 3 * 8 * 11 * 5
     assert len({s.id for s in full}) == len(full)
-    assert grid.build("test", [("ferry", "ferry1")], modes=("seq",),
-                      distractor_counts=(0,)).__len__() == 12  # the spec's test mode
+    # the spec's test mode has 12 samples: here 3 lengths in each of the four conditions
+    test = grid.build("test", [("ferry", "ferry1")])
+    assert len(test) == 12 and len({s.length for s in test}) == 3
     sample = grid.NiahSample("seq", "ferry", "ferry1", 100_000, 50, 0, 0)
     assert sample.id == "seq-ferry1-ctx100k-d050-dx0-t00"
     assert [s.id for s in full if "ctx1k" in s.id] == \

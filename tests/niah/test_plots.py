@@ -14,8 +14,12 @@ def record(sample, outcome="ok", **scores):
 
 
 def samples(**fields):
-    return [s for s in grid.build("test", [("ferry", "ferry1")])
-            if all(getattr(s, k) == v for k, v in fields.items())]
+    """A grid of these tests' own (4 lengths x 3 depths in four conditions), whatever the test
+    scale's is."""
+    every = [grid.NiahSample(mode, "ferry", "ferry1", length, depth, count, 0)
+             for mode in grid.MODES for count in (0, 4)
+             for length in (500, 1_000, 5_000, 10_000) for depth in (0, 50, 100)]
+    return [s for s in every if all(getattr(s, k) == v for k, v in fields.items())]
 
 
 @pytest.mark.parametrize("records", [

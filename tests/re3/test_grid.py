@@ -42,7 +42,8 @@ def test_phase3_runs_every_benchmark_with_the_best_strategy():
 
 
 def test_counts_options_and_scales():
-    assert grid.counts("test", 1) == grid.Counts(2, 2, 1)
+    assert grid.counts("test", 1) == grid.Counts(1, 2, 1)
+    assert grid.counts("test", 2) == grid.Counts(2, 2, 1)
     assert grid.counts("full", 3, gsm8k=7) == grid.Counts(7, 50, 17)
     with pytest.raises(ValueError, match="--re3-mmlu-items 0"):
         grid.counts("test", 1, mmlu=0)

@@ -189,3 +189,35 @@ def test_a_multi_word_pair_behaves_like_a_single_word_pair(n, k, edits):
 def test_scores_are_bounded(sample):
     scores = scoring.score(sample, stimulus.gold_text(sample)[::-1])
     assert 0.0 <= scores["levenshtein"] <= 1.0
+
+
+# -- issue 18: pair words with punctuation are read as the output's words are -------------
+@pytest.mark.parametrize("common, modified", [
+    ("dog", "U.S."), ("U.S.", "US"), ("dog", "C++"), ("C++", "Java"),
+    ("dog", "Washington, D.C."), ("Washington, D.C.", "dog"),
+])
+@pytest.mark.parametrize("position", [0, 3, 19])
+def test_an_exact_copy_of_a_pair_with_punctuation_scores_perfectly(common, modified, position):
+    sample = Sample(common, modified, 20, position)
+    gold = stimulus.gold_text(sample)
+    scores = scoring.score(sample, gold)
+    assert scores == {"levenshtein": 1.0, "modified_present": True, "position_correct": True,
+                      "word_position_correct": True, "extra_modified": False,
+                      "word_count_delta": 0, "common_count": 19, "other_words": 0}
+    assert scoring.refusal_reason(sample, gold, scores) is None
+
+
+def test_a_copy_that_loses_a_punctuated_modified_word_is_scored_as_such():
+    sample = Sample("dog", "U.S.", 20, 5)
+    scores = scoring.score(sample, " ".join(["dog"] * 20))
+    assert not scores["modified_present"] and scores["word_count_delta"] == 0
+    moved = scoring.score(sample, stimulus.gold_text(Sample("dog", "U.S.", 20, 6)))
+    assert moved["modified_present"] and not moved["position_correct"]
+
+
+def test_the_scores_given_to_the_refusal_rule_are_used_not_recomputed(monkeypatch):
+    sample = Sample("apple", "apples", 30, 4)
+    scores = scoring.score(sample, "no")
+    monkeypatch.setattr(scoring, "score", lambda *args: pytest.fail("scored twice"))
+    reason = scoring.refusal_reason(sample, "no", scores)
+    assert reason == "1 other words and only 0 copies of 'apple'"
