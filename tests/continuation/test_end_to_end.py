@@ -29,7 +29,8 @@ def test_a_round_that_writes_no_words_is_counted_and_reported(tmp_path):
             [sys.executable, "-m", "pytest", "benchmarks", "-m", "continuation", "-q",
              "-p", "no:cacheprovider", "--model", "scripted", "--base-url", server.base_url,
              "--results-dir", str(tmp_path), "--run-id", "empty-rounds", "--no-cache",
-             "--max-context", "2048", "--continuation-max-tokens", "32"],
+             "--max-context", "2048", "--continuation-max-tokens", "32",
+             "--continuation-rounds", "2"],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-2000:]
     assert "2 of 4 scored rounds have no words in Context-Tester's reading " \

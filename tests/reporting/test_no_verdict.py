@@ -2,8 +2,9 @@
 openai client against a scripted endpoint that is always wrong (it answers "[answer: no]" to
 every needle question), a real SQLite store.
 
-``wrong``: NIAH at --scale test, 12 samples at each of 4 lengths, every one scored 0;
-``two``: the same endpoint on 2 samples per length (``-k "d000 and dx0"``);
+``wrong``: NIAH at --scale test with 3 trials, 12 samples at each of 3 lengths, every one
+scored 0;
+``two``: the same endpoint on 2 samples per length (``-k dx0``);
 ``gated``: ``two`` again, gated on its effective length against ``two``.
 """
 
@@ -22,7 +23,7 @@ from fixtures.scripted_server import ScriptedServer
 from .helpers import once_per_session
 
 ROOT = Path(__file__).resolve().parents[2]
-TWO_PER_LENGTH = ("-k", "d000 and dx0")  # sequential and shuffled haystacks: 2 per length
+TWO_PER_LENGTH = ("-k", "dx0")  # sequential and shuffled haystacks: 2 per length
 GATE_EFFECTIVE_LENGTH = ("--fail-on", "niah.effective_length:-20%")
 
 
@@ -50,7 +51,8 @@ def runs(tmp_path_factory) -> dict:
             out["two"] = niah_run(server.base_url, results, "two", *TWO_PER_LENGTH)
             out["gated"] = niah_run(server.base_url, results, "gated", *TWO_PER_LENGTH,
                                     "--baseline", "two", *GATE_EFFECTIVE_LENGTH)
-            out["wrong"] = niah_run(server.base_url, results, "wrong")  # the newest
+            out["wrong"] = niah_run(server.base_url, results, "wrong",  # the newest
+                                    "--niah-trials", "3")
         return out
     return once_per_session(tmp_path_factory, "always-wrong", make)
 
@@ -67,7 +69,7 @@ def test_an_always_wrong_endpoint_gets_no_relative_verdict_for_niah(runs):
         "below chance (0)" in out
     assert "effective length, absolute: < 500 [< 500, < 500]" in out  # a fixed bar still holds
     found = summary_verdict(runs, "wrong")
-    assert found["counts"] == [12] * 4 and found["means"] == [0.0] * 4
+    assert found["counts"] == [12] * 3 and found["means"] == [0.0] * 3
     assert found["no_verdict"] == {"effective_length": "base score 0"}
     assert found["effective_length"] is None and found["chance"] == 0
     report = (Path(runs["results"]) / "wrong" / "report.html").read_text()
@@ -77,10 +79,10 @@ def test_an_always_wrong_endpoint_gets_no_relative_verdict_for_niah(runs):
 def test_two_scored_samples_per_length_are_too_few_for_a_verdict(runs):
     assert runs["two"]["returncode"] == 0, runs["two"]["stdout"][-3000:]
     assert "verdict: no verdict (too few samples): every scored length has fewer than 10 " \
-        "scored samples (500: 2, 1,000: 2, 5,000: 2, 10,000: 2)" in runs["two"]["stdout"]
+        "scored samples (500: 2, 1,000: 2, 2,000: 2)" in runs["two"]["stdout"]
     found = summary_verdict(runs, "two")
     assert set(found["no_verdict"].values()) == {"too few samples"}
-    assert found["thin_counts"] == [2] * 4 and found["lengths"] == []
+    assert found["thin_counts"] == [2] * 3 and found["lengths"] == []
     report = (Path(runs["results"]) / "two" / "report.html").read_text()
     assert "no verdict (too few samples)" in report
 
