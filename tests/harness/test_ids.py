@@ -102,3 +102,51 @@ def test_an_experiment_that_cannot_build_its_grid_never_blocks_the_others(tmp_pa
         in collected
     assert any("test_repeated_words[" in line for line in collected)
     assert any("test_niah[" in line for line in collected)
+
+
+@pytest.mark.parametrize(("expression", "selects"), [
+    ("", {"niah", "ruler", "repeated_words"}),
+    ("niah", {"niah"}),
+    ("not niah", {"ruler", "repeated_words"}),
+    ("smoke", {"niah", "ruler", "repeated_words"}),  # one case of each is a smoke case
+    ("niah and not smoke", {"niah"}),
+    ("ruler or repeated_words", {"ruler", "repeated_words"}),
+    ("niah(kind=1)", {"niah", "ruler", "repeated_words"}),  # arguments: pytest decides
+    ("niah and (", {"niah", "ruler", "repeated_words"}),  # pytest reports the bad expression
+])
+def test_an_experiment_left_out_by_m_is_not_built(expression, selects):
+    from fixtures.parametrize import may_select
+
+    assert {e for e in ("niah", "ruler", "repeated_words") if may_select(expression, e)} \
+        == selects
+
+
+def test_m_selects_the_same_cases_with_grids_left_unbuilt(tmp_path):
+    """Every case -m selects is collected as before; each left-out experiment is one
+    deselected case, not its whole grid."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+
+    def collected(*selection: str) -> tuple[list[str], str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "benchmarks", "--collect-only", "-q",
+             "--model", "builtin:random", "-p", "no:cacheprovider",
+             "--results-dir", str(tmp_path), *selection], cwd=root, capture_output=True,
+            text=True)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        lines = done.stdout.splitlines()
+        return [line for line in lines if "::" in line], lines[-1]
+
+    every, _ = collected()
+    for expression, prefixes in (("niah or mrcr", ("benchmarks/niah/", "benchmarks/mrcr/")),
+                                 ("smoke and not re3", None)):
+        cases, summary = collected("-m", expression)
+        if prefixes is not None:
+            assert cases == [c for c in every if c.startswith(prefixes)]
+            assert f"({len(every) - len(cases)} deselected)" not in summary  # grids unbuilt
+            assert "(5 deselected)" in summary  # one case for each of the other five
+        else:
+            assert len(cases) == 6 and not any(c.startswith("benchmarks/re3/") for c in cases)
