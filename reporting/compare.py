@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .curve_tables import axes_by_variety, scored, sorted_values
-from .experiments import Experiment
+from .experiments import Experiment, record_units
 from .stats import adjust_pvalues, mean_interval, paired_difference_interval, paired_test
 from .summary import cell_label
 
@@ -78,10 +78,9 @@ def run_identity(info: dict, frame: pd.DataFrame) -> dict:
 def token_unit(info: dict, frame: pd.DataFrame) -> str | None:
     """The unit a run's lengths are in: its records' (``token_unit``; runs before units were
     recorded say o200k_base in their info), several joined by ", " if a run mixed them."""
-    if not frame.empty and "token_unit" in frame:
-        units = sorted({str(u) for u in frame["token_unit"].dropna()})
-        if units:
-            return ", ".join(units)
+    units = record_units(frame)
+    if units:
+        return units
     tokenizer = info.get("tokenizer") or {}
     return tokenizer.get("name") if tokenizer else None
 

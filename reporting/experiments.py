@@ -67,9 +67,15 @@ def length_unit(experiment: Experiment, frame: "pd.DataFrame") -> str:
     the unit its records were built in ("o200k_base tokens")."""
     if experiment.length_unit != "tokens":
         return experiment.length_unit
-    units = sorted({str(u) for u in frame["token_unit"].dropna()}) \
-        if "token_unit" in frame and not frame.empty else []
-    return f"{', '.join(units) or 'o200k_base'} tokens"
+    return f"{record_units(frame) or 'o200k_base'} tokens"
+
+
+def record_units(frame: "pd.DataFrame") -> str:
+    """The token units the records were built in (``token_unit``), joined by ", "; "" when
+    no record says (a run before units were recorded: o200k_base)."""
+    if frame.empty or "token_unit" not in frame:
+        return ""
+    return ", ".join(sorted({str(u) for u in frame["token_unit"].dropna()}))
 
 
 def _resolve(reference):

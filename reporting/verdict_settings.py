@@ -57,7 +57,7 @@ class VerdictSettings:
             return chosen[experiment.name]
         if "" in chosen:
             return chosen[""]
-        if getattr(experiment, "absolute", None) is not None:
+        if experiment.absolute is not None:
             return experiment.absolute
         return ABSOLUTE_FOR_RATES if experiment.metric_kind == "rate" else None
 

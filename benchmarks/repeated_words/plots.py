@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from reporting import plots
+from reporting.experiments import record_units
 
 from .grid import pair_slug
 
@@ -100,9 +101,7 @@ def _by_tokens(frame, title, out_dir, filename):
                         textcoords="offset points", xytext=(0, 6), ha="center", fontsize=6)
     ax.set_xscale("log")
     ax.set_ylim(0, 1.05)
-    unit = sorted({str(u) for u in frame["token_unit"].dropna()}) if "token_unit" in frame \
-        else []
-    ax.set_xlabel(f"Input tokens ({', '.join(unit) or 'o200k_base'})")
+    ax.set_xlabel(f"Input tokens ({record_units(frame) or 'o200k_base'})")
     ax.set_ylabel("Normalized Levenshtein")
     ax.set_title(title)
     if ax.get_legend_handles_labels()[0]:

@@ -57,7 +57,8 @@ def test_a_bad_unit_is_one_line_naming_the_choices(tmp_path):
         tok.check_unit("llama")
     with pytest.raises(ValueError, match="no file"):
         tok.check_unit(f"hf:{tmp_path / 'missing.json'}")
-    assert tok.check_unit(None) == "o200k" and tok.make_unit("o200k") is tok.o200k()
+    assert tok.check_unit(None) == tok.check_unit("o200k_base") == "o200k"
+    assert tok.make_unit("o200k") is tok.make_unit("o200k_base") is tok.o200k()
 
 
 def test_a_local_tokenizer_json_counts_in_its_own_unit(tmp_path):
