@@ -34,8 +34,3 @@ def reference(text: str, headline: str = DEFAULT_SET) -> dict:
     """``score`` of a reference text (the truth, a tier's context window): every round of a
     tier reads the same ones, so each is scored once per process. Treat it as read-only."""
     return score(text, headline)
-
-
-def has_words(values: dict) -> bool:
-    """Whether one set's metrics saw a word; a round without any is counted, not hidden."""
-    return bool(values.get("word_count"))

@@ -59,7 +59,9 @@ def tier_table(frame: pd.DataFrame) -> pd.DataFrame:
                "outcomes": ";".join(f"{k}={v}" for k, v in
                                     sorted(tier["outcome"].value_counts().items())),
                "skip_reason": "" if len(ok) else _first(tier, "reason") or "",
-               "prompt_tokens_o200k": _first(tier, "target_tokens"),
+               # target_tokens is in the run's unit (--tokenizer); older records lack o200k's
+               "prompt_tokens_o200k": _first(tier, "o200k_tokens") or _first(tier,
+                                                                             "target_tokens"),
                "window_start_char": _first(tier, "details.window_start_char"),
                "short_rounds": int(ok.get("details.short", pd.Series(dtype=bool))
                                    .fillna(False).astype(bool).sum())}

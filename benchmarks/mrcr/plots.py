@@ -7,13 +7,13 @@ test-only bins are shaded and labelled as such. A bin with no scored sample is a
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from reporting import plots
-from reporting.stats import mean_interval
 
 NEEDLE_COLOURS = {2: "#2F7FC1", 4: "#EA8A12", 8: "#C0392B"}
 COPIED = (("asked", "the asked occurrence", "#0CD79F"), ("other", "another occurrence",
@@ -75,7 +75,7 @@ def _curves(frame: pd.DataFrame, source: str, out_dir: Path) -> Path:
         plots.interval_curve(ax, xs, groups, kind="mean", label=f"{int(needles)} needles",
                              color=NEEDLE_COLOURS.get(int(needles)))
         for x, values in zip(xs, groups):
-            ax.annotate(f"n={len(values)}", (x, mean_interval(values, "mean")[0]),
+            ax.annotate(f"n={len(values)}", (x, statistics.fmean(values)),
                         textcoords="offset points", xytext=(0, 6), ha="center", fontsize=6)
     _axis(ax, bins)
     ax.set_ylim(0, 1.08)
@@ -85,8 +85,8 @@ def _curves(frame: pd.DataFrame, source: str, out_dir: Path) -> Path:
     if scored.empty:
         ax.text(0.5, 0.5, "no scored samples (all skipped, overflowed or errored)",
                 transform=ax.transAxes, ha="center", color="#777777")
-        return plots.save_figure(fig, out_dir, f"curve-{source}.png")
-    ax.legend(fontsize=8, loc="upper right")
+    else:
+        ax.legend(fontsize=8, loc="upper right")
     return plots.save_figure(fig, out_dir, f"curve-{source}.png")
 
 

@@ -34,22 +34,6 @@ class Solved:
     row: Row
 
 
-_known: dict[str, int] = {}  # text -> count in the run's unit (one unit per process)
-KNOWN_MAX = 8192  # a generated pool's passages and requests: about 7,000
-
-
-def unit_counts(tokenizer, messages: list[dict], answer: str) -> tuple[int, int]:
-    """(prompt, answer) tokens in the run's unit, each distinct message counted once per
-    process (a passage recurs across samples) and the new ones in one batch."""
-    texts = [m["content"] for m in messages] + [answer]
-    new = list(dict.fromkeys(t for t in texts if t not in _known))
-    if len(_known) + len(new) > KNOWN_MAX:  # the original's rows rarely share a message
-        _known.clear()
-    for text, count in zip(new, tokenizer.count_many(new)):
-        _known[text] = count
-    return sum(_known[m["content"]] for m in messages), _known[answer]
-
-
 async def solve(sample, ctx):
     settings = grid.settings(ctx.option)
     prepared = await ctx.build(stimulus.prepare, sample, settings.original_dir)
@@ -61,10 +45,13 @@ async def solve(sample, ctx):
     if getattr(ctx.tokenizer, "is_default", True):  # o200k: the bins' own counts
         prompt_tokens, answer_tokens = prepared.prompt_tokens, prepared.size - prepared.prompt_tokens
     else:  # another unit: counted off the event loop (a server counts over HTTP)
-        prompt_tokens, answer_tokens = await ctx.build(unit_counts, ctx.tokenizer, messages,
-                                                       row.answer)
+        # in one batch; a server's unit remembers what it counted (a passage recurs)
+        *counts, answer_tokens = await ctx.build(
+            ctx.tokenizer.count_many, [m["content"] for m in messages] + [row.answer])
+        prompt_tokens = sum(counts)
     max_tokens = settings.max_tokens or 2 * answer_tokens + 16
-    record.stimulus(messages, target_tokens=prompt_tokens, max_tokens=max_tokens)
+    record.stimulus(messages, target_tokens=prompt_tokens, max_tokens=max_tokens,
+                    o200k_tokens=prepared.prompt_tokens)
     record.detail(size_o200k=prepared.size, prompt_o200k=prepared.prompt_tokens,
                   answer_tokens=answer_tokens, random_string=row.random_string_to_prepend,
                   desired_msg_index=row.desired_msg_index, total_messages=row.total_messages,

@@ -79,7 +79,9 @@ MAX_REBUILDS = 3  # each cuts the haystack by the excess; one is almost always e
 
 def build(sample: NiahSample, question: Question, needle: Needle, tokenizer, *,
           template: str = SPEC_TEMPLATE, include_bible: bool = False) -> Stimulus:
-    prepared = prepare(sample, question, needle, tokenizer, template, include_bible)
+    # the depth is placed below: every depth of a cell shares one prepared haystack
+    prepared = prepare(dataclasses.replace(sample, depth=0), question, needle, tokenizer,
+                       template, include_bible)
     with_distractors = prepared.with_distractors
     where = haystack.place_counted(with_distractors, sample.depth, tokenizer)
     document = haystack.insert_counted(with_distractors, [(where.offset, needle.text)],
@@ -107,12 +109,6 @@ class Prepared:
 
 @functools.lru_cache(maxsize=8)  # a cell's depths and trials come together in the grid
 def prepare(sample: NiahSample, question: Question, needle: Needle, tokenizer, template: str,
-            include_bible: bool) -> Prepared:
-    return _prepare(dataclasses.replace(sample, depth=0), question, needle, tokenizer,
-                    template, include_bible)
-
-
-def _prepare(sample: NiahSample, question: Question, needle: Needle, tokenizer, template: str,
              include_bible: bool) -> Prepared:
     chosen = choose_distractors(sample, len(question.distractors))
     distractors = [question.distractors[i].text for i in chosen]

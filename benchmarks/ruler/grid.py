@@ -65,7 +65,6 @@ SAMPLES = 500  # NUM_SAMPLES in RULER's run.sh
 TEST_TASKS = ("niah_single_1", "vt", "cwe")
 TEST_LENGTHS = (1 * K, 3 * K // 2, 2 * K)
 TEST_SAMPLES = 1
-SMOKE = ("niah_single_1", 1 * K, 0)  # (task, length, index)
 MIN_LENGTH = 256
 
 

@@ -19,10 +19,11 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from . import EXPERIMENT
 from .grid import LENGTHS, TASKS, length_label
 
-METRIC = "scores.score"
-BAR = 85.6  # Llama-2-7B-chat's 4k score: RULER's threshold
+METRIC = EXPERIMENT.metric
+BAR = round(100 * EXPERIMENT.absolute, 1)  # Llama-2-7B-chat's 4k score: RULER's threshold
 RESAMPLES = 2000
 SEED = 0
 

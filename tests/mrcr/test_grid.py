@@ -12,7 +12,9 @@ from .test_original import options
 
 
 def test_the_originals_bins_first_closed_then_left_open():
-    assert [(b.low, b.high) for b in grid.BINS] == [(4096 << k, 8192 << k) for k in range(8)]
+    assert [(b.low, b.high) for b in grid.BINS] == [
+        (4096, 8192), (8192, 16384), (16384, 32768), (32768, 65536), (65536, 131072),
+        (131072, 262144), (262144, 524288), (524288, 1048576)]
     first, second = grid.BINS[0], grid.BINS[1]
     assert first.holds(4096) and first.holds(8192) and not first.holds(8193)
     assert not second.holds(8192) and second.holds(8193) and second.holds(16384)

@@ -136,3 +136,13 @@ def test_a_selected_unavailable_task_fails_with_its_line_and_is_no_missing_sampl
     assert "ruler: qa_1: squad/dev-v2.0.json is missing" in done.stdout
     assert "1 passed" in done.stdout and "1 error" in done.stdout
     assert "sent no record" not in done.stdout
+
+
+def test_a_plan_of_ruler_beside_an_experiment_without_request_sizes():
+    """RULER sizes its requests unbuilt (``request_size``); re3 is planned by building."""
+    done = pytest_run("-m", "ruler or re3", "--plan", "--ruler-tasks", "synthetic",
+                      "--model", "some-model", "--base-url", "http://127.0.0.1:9/v1")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    rows = {line.split()[0] for line in done.stdout.splitlines()
+            if line.startswith(("ruler ", "re3 "))}
+    assert rows == {"ruler", "re3"}
