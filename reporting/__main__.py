@@ -22,14 +22,15 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from . import gate, verdict_settings
-from .compare import RunData, compare_runs, format_deltas, overlay_curves, run_identity, \
+from reporting.gating import gate
+from reporting.analysis import verdict_settings
+from reporting.gating.compare import RunData, compare_runs, format_deltas, overlay_curves, run_identity, \
     side_by_side_heatmaps, unit_mismatch
-from .experiments import Experiment
-from .report import build_comparison
-from .run_files import write_stored_run
-from .sqlite import storage_problem
-from .store import ResultsStore
+from reporting.experiments import Experiment
+from reporting.render.report import build_comparison
+from reporting.render.run_files import write_stored_run
+from reporting.storage.sqlite import storage_problem
+from reporting.storage.store import ResultsStore
 
 USAGE_EXIT = 2
 WRITE_FIX = {"the folder is read-only": "its stored runs can still be read: pass {} DIR to "
@@ -104,7 +105,7 @@ def settings(args) -> verdict_settings.VerdictSettings | None:
 
 
 def command_leaderboard(args) -> int:
-    from .leaderboard import collect, markdown, write
+    from reporting.render.leaderboard import collect, markdown, write
 
     store = open_store(args.results_dir)
     board = collect(store, load_catalog(args.experiments),  # one rule for every model
@@ -117,7 +118,7 @@ def command_leaderboard(args) -> int:
 
 
 def command_merge(args) -> int:
-    from .merge import MergeError, NotComparable, merge
+    from reporting.storage.merge import MergeError, NotComparable, merge
 
     try:
         merged = merge(args.stores, args.into, load_catalog(args.experiments), settings(args),

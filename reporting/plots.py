@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import LinearSegmentedColormap  # noqa: E402
 
-from .stats import mean_interval  # noqa: E402
+from reporting.analysis.stats import mean_interval  # noqa: E402
 
 DPI = 150
 # Red to amber to green, continuous (the original NIAH heatmap's colours, not a 2-colour map).

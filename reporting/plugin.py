@@ -21,11 +21,13 @@ import pytest
 
 from fixtures.stopping import INTERRUPTS, stop_session
 
-from . import hooks, thresholds, verdict_settings
-from .experiments import catalog
-from .records import REPORT_ATTRIBUTE, SampleRecord
-from .run import RunContext
-from .sqlite import STORAGE_ERRORS, STORAGE_FIX, storage_problem
+from reporting import hooks
+from reporting.gating import thresholds
+from reporting.analysis import verdict_settings
+from reporting.experiments import catalog
+from reporting.storage.records import REPORT_ATTRIBUTE, SampleRecord
+from reporting.storage.run import RunContext
+from reporting.storage.sqlite import STORAGE_ERRORS, STORAGE_FIX, storage_problem
 
 # xdist workers load this plugin: pandas, scipy and matplotlib (the store, the statistics, the
 # report, the gate) are imported inside the controller's hooks that use them, never up here.
@@ -99,8 +101,8 @@ class RunReporter:
         spec = self.config.getoption("baseline")
         if not spec:
             return
-        from . import gate
-        from .store import ResultsStore
+        from reporting.gating import gate
+        from reporting.storage.store import ResultsStore
 
         store = ResultsStore(self.run.database, read_only=True) \
             if self.run.database.exists() else None
@@ -129,7 +131,7 @@ class RunReporter:
             self._open_store()
 
     def _open_store(self) -> None:
-        from .store import ResultsStore
+        from reporting.storage.store import ResultsStore
 
         run = self.run
         try:
@@ -228,7 +230,7 @@ class RunReporter:
             self.store = None
 
     def _run_end(self, exit_status: int, *, stopped: bool):
-        from .run_end import RunEnd
+        from reporting.render.run_end import RunEnd
 
         missing = sorted(self.expected - set(self.received))
         return RunEnd(
@@ -254,7 +256,7 @@ class RunReporter:
 
     def _start_end_process(self) -> None:
         if self.end_process is None:
-            from .run_end import EndProcess
+            from reporting.render.run_end import EndProcess
             self.end_process = EndProcess()
 
     def _discard_end(self) -> None:
@@ -306,7 +308,7 @@ class RunReporter:
         stop_session(self.config, self.session, f"contextrot: {self.store_error}")
 
     def _finish_store(self, exit_status: int) -> None:
-        from .store import ResultsStore
+        from reporting.storage.store import ResultsStore
 
         store = ResultsStore(self.run.database)
         try:

@@ -102,12 +102,12 @@ def sample_scores(log: Sequence[dict], ended_by: str) -> dict:
 
 
 # -- many samples --------------------------------------------------------------------------
-# The aggregates run in the controller only: numpy and scipy (reporting.stats) are imported
+# The aggregates run in the controller only: numpy and scipy (reporting.analysis.stats) are imported
 # there, never in a worker that only scores samples.
 def _describe(values: Sequence[float], name: str) -> dict:
     import numpy as np
 
-    from reporting.stats import bootstrap_interval
+    from reporting.analysis.stats import bootstrap_interval
 
     data = np.asarray(values, dtype=float)
     low, high = bootstrap_interval(data.tolist())
@@ -118,7 +118,7 @@ def _describe(values: Sequence[float], name: str) -> dict:
 
 
 def _rate(successes: int, total: int, name: str) -> dict:
-    from reporting.stats import wilson_interval
+    from reporting.analysis.stats import wilson_interval
 
     low, high = wilson_interval(successes, total)
     return {name: successes / total if total else math.nan, f"{name}_ci_low": low,
@@ -132,7 +132,7 @@ def aggregate(samples: Iterable[dict]) -> dict:
     ``avg_distractor_accuracy`` averages the samples that saw a distractor (the original's
     ``nanmean``). Per-answer rates pool the answers of all samples.
     """
-    from reporting.stats import bootstrap_interval
+    from reporting.analysis.stats import bootstrap_interval
 
     samples = list(samples)
     n = len(samples)

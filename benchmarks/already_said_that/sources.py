@@ -10,7 +10,8 @@ import functools
 import json
 from pathlib import Path
 
-from fixtures.data import data_file, use_nltk_data
+from benchmarks.texts.wordnet import wordnet_vocabulary
+from fixtures.data import data_file
 
 from . import stimulus
 
@@ -38,18 +39,6 @@ def read_jsonl(path: Path) -> list[dict]:
 def original_word_lists() -> tuple[tuple[str, ...], ...]:
     """The original's 500 lists of 100 WordNet words, in file order."""
     return tuple(tuple(row["words"]) for row in read_jsonl(data_file(ORIGINAL_WORD_LISTS)))
-
-
-@functools.lru_cache(maxsize=None)
-def wordnet_vocabulary() -> tuple[str, ...]:
-    """WordNet's alphabetic lemma names, lower-cased, de-duplicated and sorted.
-
-    Sorted, so that a seeded sample is the same on every machine (77,503 words for 3.0).
-    """
-    use_nltk_data()
-    from nltk.corpus import wordnet
-
-    return tuple(sorted({word.lower() for word in wordnet.words() if word.isalpha()}))
 
 
 def word_list(source: str, seed: int, index: int, size: int) -> list[str]:

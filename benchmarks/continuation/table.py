@@ -26,7 +26,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from reporting.stats import mean_interval
+from reporting.analysis.stats import mean_interval
 
 from .grid import tier_label
 from .readability import (DEFAULT_SET, METRIC_SETS, METRICS, NUMERIC_METRICS, reading_level,

@@ -137,7 +137,7 @@ def units(block: list[str], family: str, count: Callable[[str], int]
                   ([paragraph] if count(paragraph) <= MAX_TOKENS else paragraph.split("\n"))]
         joiner = "\n"
     else:
-        from benchmarks.niah.haystack import split_sentences
+        from benchmarks.texts.haystack import split_sentences
 
         pieces, joiner = split_sentences(whole), " "
     counted = ((piece, count(piece)) for piece in pieces)
@@ -235,7 +235,7 @@ def assign(texts: list[tuple[str, str, int]], seed: str = "mrcr/topics") -> Pool
 
 def corpus() -> list[tuple[str, str]]:
     """(book, text) of every book, in a fixed order."""
-    from benchmarks.niah.haystack import corpus_texts
+    from benchmarks.texts.haystack import corpus_texts
     from fixtures.data import data_file
 
     texts = [(fileid, text) for fileid, text in corpus_texts(include_bible=True)

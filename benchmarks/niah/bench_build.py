@@ -21,7 +21,9 @@ import time
 
 from fixtures.tokenizer import make_unit, o200k
 
-from . import grid, haystack, needles, stimulus
+from benchmarks.texts import haystack
+
+from . import grid, needles, stimulus
 
 
 def timed(function, *args, **kwargs):

@@ -18,7 +18,7 @@ import pandas as pd
 from fixtures.parametrize import tokens_label
 from reporting import plots
 from reporting.experiments import length_unit
-from reporting.stats import mean_interval, wilson_interval
+from reporting.analysis.stats import mean_interval, wilson_interval
 
 from . import EXPERIMENT, agreement
 

@@ -24,7 +24,7 @@ import random
 
 from fixtures.counted import CountedText
 
-from . import haystack
+from benchmarks.texts import haystack
 from .grid import NiahSample
 from .needles import Needle, Question
 

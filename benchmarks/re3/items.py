@@ -105,7 +105,7 @@ def niah_item(item_id: str, tokenizer) -> Item:
     # The NIAH experiment owns haystack construction (the Gutenberg corpus in document order
     # from a paragraph start, cut at a token budget; the needle at a sentence boundary); RE3
     # only reuses it. Imported here: only NIAH items need the corpus.
-    from benchmarks.niah import haystack
+    from benchmarks.texts import haystack
 
     benchmark = item_id.rsplit("_", 1)[0]
     number, depth, start = niah_needle(item_id)

@@ -72,7 +72,7 @@ def earlier_phase(database: Path, phase: int, need: int, *, exclude_run: str,
                   from_run: str | None = None) -> tuple[str, pd.DataFrame]:
     """(run id, summary of its phase records) of the newest run that scored ``need``
     configurations of ``phase`` on GSM8K."""
-    from reporting.store import ResultsStore
+    from reporting.storage.store import ResultsStore
 
     from .summary import summary_table
 

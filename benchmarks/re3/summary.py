@@ -13,7 +13,7 @@ import math
 
 import pandas as pd
 
-from reporting.stats import bootstrap_interval, mcnemar, wilson_interval
+from reporting.analysis.stats import bootstrap_interval, mcnemar, wilson_interval
 
 from .patterns import BASELINE, RE2
 

@@ -7,7 +7,7 @@ import pytest
 
 from fixtures.parametrize import experiment_grid, parametrize_samples
 from fixtures.plugin import RUN_KEY
-from reporting.records import excerpt
+from reporting.storage.records import excerpt
 
 from . import EXPERIMENT, grid, items, patterns, phases, scoring, stimulus
 

@@ -22,7 +22,7 @@ import functools
 
 import numpy as np
 
-from benchmarks.niah import haystack
+from benchmarks.texts import haystack
 
 ESSAY_FILES = ("austen-emma.txt", "austen-persuasion.txt", "austen-sense.txt",
                "carroll-alice.txt", "chesterton-ball.txt", "chesterton-brown.txt",

@@ -67,6 +67,6 @@ def cwe_vocabulary() -> tuple[str, ...]:
 
 def cwe_long_vocabulary() -> tuple[str, ...]:
     """The words for lists longer than ``cwe_vocabulary``: WordNet's lemma names."""
-    from benchmarks.already_said_that.sources import wordnet_vocabulary
+    from benchmarks.texts.wordnet import wordnet_vocabulary
 
     return wordnet_vocabulary()

@@ -9,8 +9,8 @@ import pytest
 
 from benchmarks.already_said_that import plots, scoring
 from benchmarks.already_said_that.grid import AlreadySaidThatSample
-from reporting.records import SampleRecord
-from reporting.store import records_frame
+from reporting.storage.records import SampleRecord
+from reporting.storage.store import records_frame
 
 from .helpers import coin, played
 

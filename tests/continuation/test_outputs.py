@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 from benchmarks.continuation import compare, plots, table
-from reporting.records import SampleRecord
-from reporting.store import records_frame
+from reporting.storage.records import SampleRecord
+from reporting.storage.store import records_frame
 
 
 def records(model="m", cloze=(30.0, 31.0, 35.0, 35.5), diversity=(0.6, 0.58, 0.5, 0.5)):

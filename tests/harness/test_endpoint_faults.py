@@ -8,7 +8,7 @@ import pytest
 from fixtures.cache import ResponseCache
 from fixtures.models import EndpointFatal, OpenAIChatModel, check_base_url
 from fixtures.scripted_server import Fault, ScriptedServer
-from reporting.sqlite import storage_problem
+from reporting.storage.sqlite import storage_problem
 
 MESSAGES = [{"role": "user", "content": "Simply replicate: apple apple"}]
 

@@ -1,7 +1,7 @@
 """The store's read side: each experiment's records come back as their own clean table."""
 
-from reporting.records import SampleRecord
-from reporting.store import ResultsStore, experiment_frames, records_frame
+from reporting.storage.records import SampleRecord
+from reporting.storage.store import ResultsStore, experiment_frames, records_frame
 
 
 def record(experiment, sample_id, **params):

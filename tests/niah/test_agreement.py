@@ -55,7 +55,7 @@ def test_the_renderer_writes_the_agreement_when_an_llm_judge_ran(tmp_path):
 
 def test_the_agreement_is_a_finding_of_the_run_for_summary_json_and_the_terminal():
     from benchmarks.niah import EXPERIMENT
-    from reporting.run_files import findings_of
+    from reporting.render.run_files import findings_of
 
     pairs = [(True, True)] * 40 + [(False, False)] * 44 + [(True, False)] * 4
     found = findings_of(frame(pairs).assign(experiment="niah"), {"niah": EXPERIMENT})

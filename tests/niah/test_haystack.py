@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.niah import haystack
+from benchmarks.texts import haystack
 from fixtures.tokenizer import o200k
 
 

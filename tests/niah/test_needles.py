@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from benchmarks.niah import grid, haystack, needles
+from benchmarks.texts import haystack
+from benchmarks.niah import grid, needles
 
 
 def test_shipped_set():

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 from benchmarks.niah import grid, plots
-from reporting.records import SampleRecord
-from reporting.store import records_frame
+from reporting.storage.records import SampleRecord
+from reporting.storage.store import records_frame
 
 
 def record(sample, outcome="ok", **scores):

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.niah import grid, haystack, needles, stimulus
+from benchmarks.texts import haystack
+from benchmarks.niah import grid, needles, stimulus
 from fixtures.tokenizer import o200k
 
 QUESTION = needles.load()[0]
@@ -122,7 +123,8 @@ def test_templates():
 
 SCRIPT = """
 import hashlib, json, sys
-from benchmarks.niah import grid, haystack, needles, stimulus
+from benchmarks.texts import haystack
+from benchmarks.niah import grid, needles, stimulus
 from fixtures.tokenizer import o200k
 q = needles.load()[0]; n = q.needles[0]
 out = {}

@@ -15,7 +15,7 @@ import pytest
 
 from fixtures.cache import cache_key
 from fixtures.scripted_server import ScriptedServer, ToyTokenizer
-from reporting.records import stimulus_hash
+from reporting.storage.records import stimulus_hash
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTEXT = 1_500  # toy tokens: ctx2k cannot fit

@@ -7,9 +7,9 @@ import pytest
 
 from benchmarks.re3 import plots
 from benchmarks.re3.summary import COLUMNS, paired, summary_table
-from reporting.stats import mcnemar
-from reporting.store import records_frame
-from reporting.records import SampleRecord
+from reporting.analysis.stats import mcnemar
+from reporting.storage.store import records_frame
+from reporting.storage.records import SampleRecord
 
 
 def record(config, pattern, strategy, item, correct, *, benchmark="gsm8k", phase=1,

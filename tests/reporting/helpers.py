@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Callable
 
 from reporting.experiments import Experiment
-from reporting.records import SampleRecord, stimulus_hash
-from reporting.store import ResultsStore
+from reporting.storage.records import SampleRecord, stimulus_hash
+from reporting.storage.store import ResultsStore
 
 RATE = Experiment(name="toy_rate", title="a 0/1 score per sample", cell=("params.length",),
                   metric="scores.accuracy", metric_kind="rate")

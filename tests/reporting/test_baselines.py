@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from reporting import gate
-from reporting.compare import run_identity
-from reporting.store import ResultsStore, records_frame
+from reporting.gating import gate
+from reporting.gating.compare import run_identity
+from reporting.storage.store import ResultsStore, records_frame
 
 from .helpers import EXPERIMENTS, open_store, rate_run, store_run
 

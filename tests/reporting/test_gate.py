@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from reporting import gate
-from reporting.compare import compare_experiment, run_identity, stimulus_mismatches
-from reporting.store import records_frame
+from reporting.gating import gate
+from reporting.gating.compare import compare_experiment, run_identity, stimulus_mismatches
+from reporting.storage.store import records_frame
 
 from .helpers import EXPERIMENTS, MEAN, RATE, open_store, rate_run, record, store_run
 

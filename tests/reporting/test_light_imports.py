@@ -11,7 +11,7 @@ HEAVY = ("pandas", "scipy", "matplotlib", "numpy")
 
 
 @pytest.mark.parametrize("module", ["reporting.plugin", "reporting.sharding",
-                                    "reporting.thresholds", "reporting.verdict_settings",
+                                    "reporting.gating.thresholds", "reporting.analysis.verdict_settings",
                                     "reporting.experiments"])
 def test_a_worker_side_module_imports_nothing_heavy(module):
     code = (f"import sys, {module}; "

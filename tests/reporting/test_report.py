@@ -2,9 +2,9 @@
 
 import re
 
-from reporting.compare import endpoint_host
-from reporting.report import build_report, render_plots
-from reporting.store import records_frame
+from reporting.gating.compare import endpoint_host
+from reporting.render.report import build_report, render_plots
+from reporting.storage.store import records_frame
 
 from .helpers import EXPERIMENTS, MEAN, RATE, rate_run, record
 

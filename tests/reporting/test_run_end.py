@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from reporting.run import RunContext
-from reporting.run_end import EndProcess, RunEnd
-from reporting.verdict_settings import VerdictSettings
+from reporting.storage.run import RunContext
+from reporting.render.run_end import EndProcess, RunEnd
+from reporting.analysis.verdict_settings import VerdictSettings
 
 
 def unknown_run(tmp_path) -> RunEnd:

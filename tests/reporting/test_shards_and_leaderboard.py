@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from fixtures.scripted_server import RESPONDERS, ScriptedServer
-from reporting.records import SampleRecord
-from reporting.store import ResultsStore
+from reporting.storage.records import SampleRecord
+from reporting.storage.store import ResultsStore
 
 from .browser import chromium_path, visit
 from .helpers import once_per_session

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from reporting.stats import (adjust_pvalues, is_binary, paired_difference_interval,
+from reporting.analysis.stats import (adjust_pvalues, is_binary, paired_difference_interval,
                              paired_test, sign_test)
 
 

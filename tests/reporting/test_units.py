@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from reporting import gate
+from reporting.gating import gate
 from reporting.__main__ import main
-from reporting.compare import run_identity
-from reporting.merge import NotComparable, check_shards, read_shard
-from reporting.store import records_frame
+from reporting.gating.compare import run_identity
+from reporting.storage.merge import NotComparable, check_shards, read_shard
+from reporting.storage.store import records_frame
 
 from .helpers import RATE, open_store, rate_run, store_run
 
@@ -70,7 +70,7 @@ def test_merge_refuses_shards_in_two_units(tmp_path, capsys):
 
 
 def test_verdicts_and_the_leaderboard_say_the_unit():
-    from reporting.verdicts import verdict
+    from reporting.analysis.verdicts import verdict
 
     frame = records_frame(in_unit(rate_run("own", {500: 8, 1000: 6, 5000: 2}), SERVER_UNIT))
     lengthy = dataclasses.replace(RATE, length="params.length")

@@ -8,11 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from reporting import gate
+from reporting.gating import gate
 from reporting.experiments import Experiment
-from reporting.store import records_frame
-from reporting.verdict_settings import SettingsError, VerdictSettings, parse_absolute
-from reporting.verdicts import NO_LENGTH_AXIS, verdict
+from reporting.storage.store import records_frame
+from reporting.analysis.verdict_settings import SettingsError, VerdictSettings, parse_absolute
+from reporting.analysis.verdicts import NO_LENGTH_AXIS, verdict
 
 from .helpers import open_store, record, store_run
 
@@ -230,7 +230,7 @@ def test_a_single_length_has_no_area():
 
 
 def test_the_minimum_sample_count_is_an_option_with_a_sane_range():
-    from reporting.verdict_settings import MIN_SAMPLES, from_run_options
+    from reporting.analysis.verdict_settings import MIN_SAMPLES, from_run_options
     assert VerdictSettings().min_samples == MIN_SAMPLES == 10
     assert from_run_options({"verdict_min_samples": 3}).min_samples == 3
     assert from_run_options({}).min_samples == 10  # a run stored before the option existed
@@ -283,8 +283,8 @@ def test_the_paired_bootstrap_keeps_pairs_within_lengths():
     # the same noisy run against itself: every resample moves both sides alike
     rng = np.random.default_rng(3)
     means = {length: float(rng.uniform(0.4, 1.0)) for length in LENGTHS}
-    from reporting.compare import paired_scores
-    from reporting.verdicts import paired_delta
+    from reporting.gating.compare import paired_scores
+    from reporting.analysis.verdicts import paired_delta
     frame = records_frame(curve_records(RATE, means))
     pairs = paired_scores(frame, frame, RATE, RATE.metric, extra=(RATE.length,))
     found = paired_delta(pairs, RATE, "length_auc")
@@ -294,7 +294,7 @@ def test_the_paired_bootstrap_keeps_pairs_within_lengths():
 def test_a_stored_run_is_rejudged_by_the_rules_it_ran_with(tmp_path):
     import json
 
-    from reporting.run_files import write_stored_run
+    from reporting.render.run_files import write_stored_run
 
     store = open_store(tmp_path)
     means = dict(zip(LENGTHS, (1.0, 1.0, 0.9, 0.8, 0.6, 0.3)))

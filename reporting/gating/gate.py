@@ -37,14 +37,14 @@ from typing import Sequence
 
 import pandas as pd
 
-from .compare import (CellDelta, adjust, compare_experiment, metric_column, paired_scores,
+from reporting.gating.compare import (CellDelta, adjust, compare_experiment, metric_column, paired_scores,
                       run_identity, stimulus_mismatches)
-from .experiments import Experiment
-from .records import SampleRecord
-from .store import ResultsStore, records_frame
-from .thresholds import (DEFAULT_ALPHA, NOT_COMPARABLE_EXIT, REGRESSION_EXIT,  # noqa: F401
+from reporting.experiments import Experiment
+from reporting.storage.records import SampleRecord
+from reporting.storage.store import ResultsStore, records_frame
+from reporting.gating.thresholds import (DEFAULT_ALPHA, NOT_COMPARABLE_EXIT, REGRESSION_EXIT,  # noqa: F401
                          GateUsageError, Threshold, check_thresholds, parse_threshold)
-from .verdict_settings import VERDICT_METRICS, VerdictSettings
+from reporting.analysis.verdict_settings import VERDICT_METRICS, VerdictSettings
 
 # The identity fields that must match for scores to be comparable (the model may differ:
 # a new model is exactly what one gates).
@@ -264,7 +264,7 @@ def verdict_delta(baseline: pd.DataFrame, candidate: pd.DataFrame, experiment: E
                   metric: str, settings: VerdictSettings) -> CellDelta | None:
     """How a verdict number (``effective_length``, ...) moved, over the paired samples;
     None without pairs; ``verdicts.NoVerdict`` when a side has no such number."""
-    from .verdicts import paired_delta
+    from reporting.analysis.verdicts import paired_delta
 
     pairs = paired_scores(baseline, candidate, experiment, experiment.metric,
                           extra=(experiment.length,))
@@ -300,7 +300,7 @@ def evaluate(thresholds: Sequence[Threshold], baseline: Baseline, identity: dict
                                     "not gated")
             continue
         if threshold.metric in VERDICT_METRICS:
-            from .verdicts import NoVerdict
+            from reporting.analysis.verdicts import NoVerdict
 
             try:
                 delta = verdict_delta(baseline.frame, frame, experiment, threshold.metric,

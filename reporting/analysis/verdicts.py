@@ -47,10 +47,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .curve_tables import scored
-from .experiments import Experiment, length_unit
-from .stats import CONFIDENCE, mean_interval
-from .verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
+from reporting.analysis.curve_tables import scored
+from reporting.experiments import Experiment, length_unit
+from reporting.analysis.stats import CONFIDENCE, mean_interval
+from reporting.analysis.verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
                                VerdictSettings)
 
 RESAMPLES = 2000

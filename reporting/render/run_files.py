@@ -20,15 +20,15 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from .compare import run_identity
-from .curve_tables import write_cells
-from .experiments import Experiment
-from .gate import compact_samples
-from .report import build_report, render_plots
-from .store import ResultsStore, experiment_frames
-from .summary import summarize
-from .verdict_settings import VerdictSettings, from_run_options
-from .verdicts import Verdict, verdicts
+from reporting.gating.compare import run_identity
+from reporting.analysis.curve_tables import write_cells
+from reporting.experiments import Experiment
+from reporting.gating.gate import compact_samples
+from reporting.render.report import build_report, render_plots
+from reporting.storage.store import ResultsStore, experiment_frames
+from reporting.analysis.summary import summarize
+from reporting.analysis.verdict_settings import VerdictSettings, from_run_options
+from reporting.analysis.verdicts import Verdict, verdicts
 
 # A run's files read outputs only to show excerpts (report.html); the statistics read scores.
 FRAME_OUTPUT_CHARS = 4000

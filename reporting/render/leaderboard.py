@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from .compare import RunData, overlay_curves, run_identity
-from .curve_tables import scored
-from .experiments import Experiment
-from .report import escape, html_table, image_tag, page
-from .store import ResultsStore, experiment_frames
-from .verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
+from reporting.gating.compare import RunData, overlay_curves, run_identity
+from reporting.analysis.curve_tables import scored
+from reporting.experiments import Experiment
+from reporting.render.report import escape, html_table, image_tag, page
+from reporting.storage.store import ResultsStore, experiment_frames
+from reporting.analysis.verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
                                VerdictSettings)
-from .verdicts import NO_LENGTH_AXIS, Verdict, estimate_text, verdict
+from reporting.analysis.verdicts import NO_LENGTH_AXIS, Verdict, estimate_text, verdict
 
 
 @dataclasses.dataclass

@@ -16,17 +16,17 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from . import plots
-from .compare import CellDelta, RunData, format_deltas, run_identity
-from .curve_tables import curve, curve_axes, matrix, number, short, value_text
-from .experiments import Experiment
-from .records import OUTCOMES
-from .store import experiment_frames
-from .summary import cell_label, summarize
-from .verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
+from reporting import plots
+from reporting.gating.compare import CellDelta, RunData, format_deltas, run_identity
+from reporting.analysis.curve_tables import curve, curve_axes, matrix, number, short, value_text
+from reporting.experiments import Experiment
+from reporting.storage.records import OUTCOMES
+from reporting.storage.store import experiment_frames
+from reporting.analysis.summary import cell_label, summarize
+from reporting.analysis.verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
                                VerdictSettings)
-from .verdicts import NO_LENGTH_AXIS, Verdict, estimate_text
-from .verdicts import verdicts as compute_verdicts
+from reporting.analysis.verdicts import NO_LENGTH_AXIS, Verdict, estimate_text
+from reporting.analysis.verdicts import verdicts as compute_verdicts
 
 SAMPLES_PER_CELL = 10  # the worst ones; every record is in samples.jsonl and the store
 PROMPT_EXCERPT = 400

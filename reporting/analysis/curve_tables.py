@@ -18,9 +18,9 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from .experiments import Experiment
-from .records import OUTCOMES
-from .stats import mean_interval
+from reporting.experiments import Experiment
+from reporting.storage.records import OUTCOMES
+from reporting.analysis.stats import mean_interval
 
 
 def scored(frame: pd.DataFrame, experiment: Experiment) -> pd.DataFrame:

@@ -21,8 +21,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .experiments import Experiment
-from .run import RunContext
+from reporting.experiments import Experiment
+from reporting.storage.run import RunContext
 
 
 @dataclasses.dataclass
@@ -54,9 +54,9 @@ class Ended:
 def end_run(end: RunEnd) -> Ended:
     """Judge, store and render the run: gate.json, the store's final status, samples.jsonl,
     summary.json, cells, plots and report.html; then the lines the terminal prints."""
-    from .curve_tables import compact_text
-    from .run_files import FRAME_OUTPUT_CHARS, write_run_files
-    from .store import ResultsStore, experiment_frames, records_frame
+    from reporting.analysis.curve_tables import compact_text
+    from reporting.render.run_files import FRAME_OUTPUT_CHARS, write_run_files
+    from reporting.storage.store import ResultsStore, experiment_frames, records_frame
 
     run, lines = end.run, []
     store = ResultsStore(run.database)
@@ -122,8 +122,8 @@ def _gate(end: RunEnd, info: dict, frame):
         return None, end.exit_status
     import json
 
-    from . import gate
-    from .compare import run_identity
+    from reporting.gating import gate
+    from reporting.gating.compare import run_identity
 
     verdict = gate.evaluate(end.thresholds, end.baseline, run_identity(info, frame), frame,
                             end.experiments, end.alpha, end.settings)
@@ -156,7 +156,7 @@ class EndProcess:
         folder = Path(self._folder.name)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         with (folder / "stderr").open("wb") as stderr:
-            # -c, not -m: the classes must unpickle as reporting.run_end's, not __main__'s
+            # -c, not -m: the classes must unpickle as reporting.render.run_end's, not __main__'s
             # A session of its own: the terminal's Ctrl-C goes to the run's process group,
             # and the run's files must still be written from what was recorded.
             self._process = subprocess.Popen(
@@ -215,7 +215,10 @@ class EndProcess:
 
 def warm_up() -> None:
     """Import what ``end_run`` needs, before it is needed."""
-    from . import curve_tables, gate, report, run_files  # noqa: F401  (pandas, scipy, pyplot)
+    from reporting.analysis import curve_tables
+    from reporting.gating import gate
+    from reporting.render import report
+    from reporting.render import run_files  # noqa: F401  (pandas, scipy, pyplot)
 
 
 def _warm_up_meekly() -> None:

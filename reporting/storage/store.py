@@ -1,7 +1,7 @@
 """The results store: one SQLite file for every run, plus plain files per run.
 
 Only the controller process writes here (xdist workers send their records to it); two runs
-at once share the file (``reporting.sqlite``). Every record is written the moment it arrives
+at once share the file (``reporting.storage.sqlite``). Every record is written the moment it arrives
 (a commit reaches the WAL at once, with no fsync per record), so a crash or Ctrl-C loses
 nothing that was already received. ``samples.jsonl`` is appended as records arrive and
 rewritten from the store at the end, so a re-run of the same run id leaves one line per
@@ -22,8 +22,8 @@ import json
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable, Iterator
 
-from .records import SampleRecord, excerpt
-from .sqlite import connect_reader, connect_shared
+from reporting.storage.records import SampleRecord, excerpt
+from reporting.storage.sqlite import connect_reader, connect_shared
 
 if TYPE_CHECKING:  # pandas loads when a frame is asked for, not when records are written
     import pandas as pd

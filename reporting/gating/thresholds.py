@@ -11,11 +11,11 @@ import math
 import re
 from typing import TYPE_CHECKING, Sequence
 
-from .verdict_settings import VERDICT_METRICS
+from reporting.analysis.verdict_settings import VERDICT_METRICS
 
 if TYPE_CHECKING:
-    from .compare import CellDelta
-    from .experiments import Experiment
+    from reporting.gating.compare import CellDelta
+    from reporting.experiments import Experiment
 
 REGRESSION_EXIT = 7
 NOT_COMPARABLE_EXIT = 8

@@ -20,10 +20,10 @@ from urllib.parse import urlsplit
 import numpy as np
 import pandas as pd
 
-from .curve_tables import axes_by_variety, scored, sorted_values
-from .experiments import Experiment, record_units
-from .stats import adjust_pvalues, mean_interval, paired_difference_interval, paired_test
-from .summary import cell_label
+from reporting.analysis.curve_tables import axes_by_variety, scored, sorted_values
+from reporting.experiments import Experiment, record_units
+from reporting.analysis.stats import adjust_pvalues, mean_interval, paired_difference_interval, paired_test
+from reporting.analysis.summary import cell_label
 
 OVERALL = "all cells"
 TOKENIZER = "o200k_base"  # the unit every spec's lengths are in (fixtures/tokenizer.py)
@@ -234,7 +234,7 @@ def overlay_curves(runs: Sequence[RunData], experiment: Experiment, out_dir: Pat
                    title: str = "runs overlaid") -> Path | None:
     """The headline metric against the length axis (else the most varied cell column), one
     line per run."""
-    from . import plots
+    from reporting import plots
 
     frames = [scored(run.frame, experiment) for run in runs]
     if all(f.empty for f in frames):
@@ -263,7 +263,7 @@ def overlay_curves(runs: Sequence[RunData], experiment: Experiment, out_dir: Pat
 def side_by_side_heatmaps(runs: Sequence[RunData], experiment: Experiment,
                           out_dir: Path) -> Path | None:
     """One heatmap per run over the two most varied cell columns, then each run minus the first."""
-    from . import plots
+    from reporting import plots
 
     if len(experiment.cell) < 2:
         return None

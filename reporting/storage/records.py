@@ -68,6 +68,16 @@ class SampleRecord:
     token_unit: str = "o200k_base"
     o200k_tokens: int | None = None
     target_length: int | None = None
+    # What the endpoint did beside the answer, summed over a sample's calls: the tokens it
+    # spent thinking (its usage's reasoning_tokens, else counted), the thinking itself (kept
+    # apart from ``output``, which scorers read), the prompt tokens its prefix cache served.
+    reasoning_tokens: int | None = None
+    thinking: str | None = None
+    cached_tokens: int | None = None
+    # A reply cut by its budget: the output limit was reached (finish_reason "length"), or the
+    # thinking never closed / used the whole budget, leaving no answer (scored as empty).
+    hit_output_limit: bool = False
+    thinking_ran_out: bool = False
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:

@@ -16,12 +16,12 @@ import dataclasses
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .compare import run_identity, unit_mismatch
-from .experiments import Experiment
-from .records import SampleRecord
-from .run_files import RunFiles, write_stored_run
-from .store import ResultsStore, records_frame
-from .verdict_settings import VerdictSettings
+from reporting.gating.compare import run_identity, unit_mismatch
+from reporting.experiments import Experiment
+from reporting.storage.records import SampleRecord
+from reporting.render.run_files import RunFiles, write_stored_run
+from reporting.storage.store import ResultsStore, records_frame
+from reporting.analysis.verdict_settings import VerdictSettings
 
 DATABASE = "contextrot.sqlite"
 IDENTITY = ("model", "judge", "tokenizer", "scale")

@@ -6,9 +6,9 @@ import math
 
 import pandas as pd
 
-from .experiments import Experiment
-from .records import OUTCOMES
-from .stats import mean_interval
+from reporting.experiments import Experiment
+from reporting.storage.records import OUTCOMES
+from reporting.analysis.stats import mean_interval
 
 
 def cell_label(experiment: Experiment, row: pd.Series) -> str:

@@ -1,0 +1,1 @@
+"""Numbers from records: intervals and tests, per-cell summaries and tables, verdicts and their rules."""
