@@ -81,3 +81,25 @@ def test_a_download_that_fails_leaves_no_empty_folder(tmp_path, monkeypatch):
         data.data_file("squad/dev-v2.0.json")
     assert not (tmp_path / "data").exists()
     data.data_file.cache_clear()
+
+
+def test_a_relative_data_dir_is_read_once_where_the_run_started(tmp_path, monkeypatch):
+    """The README's ``CONTEXTROT_DATA_DIR=../shared/data``: made absolute at the start, so a
+    process started in another folder (a test's pytest in a temporary folder) inherits a path
+    naming the same data."""
+    started_in = tmp_path / "clone"
+    monkeypatch.setenv(data.DATA_DIR_VARIABLE, "../shared/data")
+    monkeypatch.setenv("NLTK_DATA", os.pathsep.join(["../shared/data/nltk_data", "/abs/nltk"]))
+    data.pin_data_dirs(started_in)
+    assert os.environ[data.DATA_DIR_VARIABLE] == str(tmp_path / "shared" / "data")
+    assert os.environ["NLTK_DATA"].split(os.pathsep) == [
+        str(tmp_path / "shared" / "data" / "nltk_data"), "/abs/nltk"]
+    data.pin_data_dirs(tmp_path / "elsewhere")  # once absolute, it stays
+    assert os.environ[data.DATA_DIR_VARIABLE] == str(tmp_path / "shared" / "data")
+
+
+def test_no_data_dir_variable_stays_unset(tmp_path, monkeypatch):
+    monkeypatch.delenv(data.DATA_DIR_VARIABLE, raising=False)
+    monkeypatch.delenv("NLTK_DATA", raising=False)
+    data.pin_data_dirs(tmp_path)
+    assert data.DATA_DIR_VARIABLE not in os.environ and "NLTK_DATA" not in os.environ
