@@ -4,16 +4,13 @@ model that writes prose in even rounds and nothing at all in odd ones."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 
 from fixtures.scripted_server import ScriptedServer
 
-ROOT = Path(__file__).resolve().parents[2]
+from ..subprocess_pytest import run_pytest
+
 PROSE = ("She walked to the door and looked out. The rain had begun, and the road was dark. "
          "Nobody came.")
 
@@ -23,15 +20,12 @@ def prose_or_nothing(request: dict) -> str:
 
 
 def test_a_round_that_writes_no_words_is_counted_and_reported(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     with ScriptedServer(prose_or_nothing, context_length=4096) as server:
-        process = subprocess.run(
-            [sys.executable, "-m", "pytest", "benchmarks", "-m", "continuation", "-q",
-             "-p", "no:cacheprovider", "--model", "scripted", "--base-url", server.base_url,
-             "--results-dir", str(tmp_path), "--run-id", "empty-rounds", "--no-cache",
-             "--max-context", "2048", "--continuation-max-tokens", "32",
-             "--continuation-rounds", "2"],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        process = run_pytest(
+            "-m", "continuation", "-q", "--model", "scripted", "--base-url", server.base_url,
+            "--results-dir", str(tmp_path), "--run-id", "empty-rounds", "--no-cache",
+            "--max-context", "2048", "--continuation-max-tokens", "32",
+            "--continuation-rounds", "2")
     assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-2000:]
     assert "2 of 4 scored rounds have no words in Context-Tester's reading " \
            "(ctx1k-r01, ctx2k-r01): averaged in" in process.stdout

@@ -11,6 +11,7 @@ import pytest
 from fixtures.scripted_server import ScriptedServer
 from fixtures.throttle import Throttle, TokenBudget
 
+from ..subprocess_pytest import pytest_command
 from .test_plugin import CONFTEST, TOY_TEST, run, stored
 
 SAMPLES = 48
@@ -161,13 +162,11 @@ def test_workers_stop_sending_when_the_controller_is_killed(many):
     import os
     import signal
     import subprocess
-    import sys
 
     with ScriptedServer("copy", latency_s=0.5) as server:
         controller = subprocess.Popen(
-            [sys.executable, "-m", "pytest", "benchmarks", "-n", "2", "--model", "scripted",
-             "--base-url", server.base_url, "--max-connections", "4", "-p", "no:cacheprovider",
-             "--results-dir", str(many.path / "results")],
+            pytest_command("-n", "2", "--model", "scripted", "--base-url", server.base_url,
+                           "--max-connections", "4", "--results-dir", str(many.path / "results")),
             cwd=many.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 60

@@ -33,6 +33,9 @@ import pytest
 
 from fixtures.scripted_server import DROP, Fault, ScriptedServer
 
+from ..subprocess_pytest import child_env as subprocess_env
+from ..subprocess_pytest import pytest_command
+
 ROOT = Path(__file__).resolve().parents[2]
 ONE = ["-m", "repeated_words", "-k", "n25w-pos0000"]  # one sample of 25 words
 RUN_S = 180  # a subprocess that has not ended by then has hung
@@ -49,21 +52,10 @@ EMPTY_ANSWER = {"id": "x", "object": "chat.completion", "created": 0, "model": "
 
 # -- running pytest as a user does ---------------------------------------------------------
 def child_env(**extra: str | None) -> dict[str, str]:
-    """This environment less what an outer pytest (xdist) sets, plus ``extra`` (None drops)."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "COV_")) and k != "PYTHONBREAKPOINT"}
-    env.setdefault("CONTEXTROT_DATA_DIR", str(ROOT.parent / "shared" / "data"))
-    env.setdefault("NLTK_DATA", str(Path(env["CONTEXTROT_DATA_DIR"]) / "nltk_data"))
-    for key, value in extra.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    return env
-
-
-def pytest_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", "benchmarks", "-p", "no:cacheprovider", *args]
+    """The subprocesses' environment, the shared data folder by default."""
+    data = os.environ.get("CONTEXTROT_DATA_DIR") or str(ROOT.parent / "shared" / "data")
+    nltk = os.environ.get("NLTK_DATA") or str(Path(data) / "nltk_data")
+    return subprocess_env(**{"CONTEXTROT_DATA_DIR": data, "NLTK_DATA": nltk, **extra})
 
 
 def reporting_command(*args: str) -> list[str]:

@@ -13,6 +13,8 @@ from benchmarks.repeated_words import grid as repeated_words
 from benchmarks.ruler import grid as ruler
 from fixtures.parametrize import inexact_parts, tokens_id
 
+from ..subprocess_pytest import run_pytest
+
 
 def names(experiment: str) -> list[str]:
     """What ``-k`` matches besides the id: the test's and module's names, the markers."""
@@ -87,15 +89,8 @@ def test_lengths_read_in_thousands_and_end_in_k():
 def test_an_experiment_that_cannot_build_its_grid_never_blocks_the_others(tmp_path):
     """--max-context 800 is below continuation's smallest tier: continuation becomes one
     placeholder case (failing with that line when selected); the others collect as usual."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "benchmarks", "--collect-only", "-q",
-         "--max-context", "800", "--model", "builtin:random", "-p", "no:cacheprovider",
-         "--results-dir", str(tmp_path)], cwd=root, capture_output=True, text=True)
+    done = run_pytest("--collect-only", "-q", "--max-context", "800",
+                      "--model", "builtin:random", "--results-dir", str(tmp_path))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     collected = done.stdout.splitlines()
     assert "benchmarks/continuation/test_continuation.py::test_continuation[unavailable]" \
@@ -124,18 +119,9 @@ def test_an_experiment_left_out_by_m_is_not_built(expression, selects):
 def test_m_selects_the_same_cases_with_grids_left_unbuilt(tmp_path):
     """Every case -m selects is collected as before; each left-out experiment is one
     deselected case, not its whole grid."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-
     def collected(*selection: str) -> tuple[list[str], str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "benchmarks", "--collect-only", "-q",
-             "--model", "builtin:random", "-p", "no:cacheprovider",
-             "--results-dir", str(tmp_path), *selection], cwd=root, capture_output=True,
-            text=True)
+        done = run_pytest("--collect-only", "-q", "--model", "builtin:random",
+                          "--results-dir", str(tmp_path), *selection)
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
         lines = done.stdout.splitlines()
         return [line for line in lines if "::" in line], lines[-1]

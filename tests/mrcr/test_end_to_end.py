@@ -5,28 +5,22 @@ first one), the store, the plots and the findings."""
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
-import sys
 from pathlib import Path
 
 from fixtures.scripted_server import Fault, ScriptedServer
 
+from ..subprocess_pytest import run_pytest
 from .helpers import first, gold
 from .test_original import original_rows, write_original
 
-ROOT = Path(__file__).resolve().parents[2]
 CONTEXT = 4_000_000  # the scripted server's context: nothing here overflows
 
 
 def run(server: ScriptedServer, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "benchmarks", "-m", "mrcr", "-q", "-p",
-         "no:cacheprovider", "--model", "scripted", "--base-url", server.base_url,
-         "--results-dir", str(results), "--run-id", "run", *extra],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return run_pytest("-m", "mrcr", "-q", "--model", "scripted", "--base-url", server.base_url,
+                      "--results-dir", str(results), "--run-id", "run", *extra)
 
 
 def records(results: Path) -> list[dict]:

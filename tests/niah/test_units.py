@@ -5,10 +5,7 @@ subprocess against the scripted server counting in its toy unit (``/tokenize``),
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,17 +14,15 @@ from fixtures.cache import cache_key
 from fixtures.scripted_server import ScriptedServer, ToyTokenizer
 from reporting.storage.records import stimulus_hash
 
-ROOT = Path(__file__).resolve().parents[2]
+from ..subprocess_pytest import run_pytest
+
 CONTEXT = 1_500  # toy tokens: ctx2k cannot fit
 
 
 def run(server: ScriptedServer, results: Path, run_id: str, *extra: str):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "benchmarks", "-m", "niah", "-k", "seq and dx0",
-         "-q", "-p", "no:cacheprovider", "--model", "scripted", "--base-url", server.base_url,
-         "--results-dir", str(results), "--run-id", run_id, *extra],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return run_pytest("-m", "niah", "-k", "seq and dx0", "-q", "--model", "scripted",
+                      "--base-url", server.base_url, "--results-dir", str(results),
+                      "--run-id", run_id, *extra)
 
 
 def records(results: Path, run_id: str) -> dict[str, dict]:

@@ -8,37 +8,29 @@ worse on purpose (it loses one word in three). Each pytest run is 15 samples (--
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from fixtures.scripted_server import ScriptedServer
 
+from ..subprocess_pytest import run_pytest, run_reporting
 from .browser import chromium_path, visit
 from .helpers import shared_folder
 
-ROOT = Path(__file__).resolve().parents[2]
 GATE = ["--fail-on", "repeated_words:-0.05"]
 SECRET = "s3cr3t-in-url"  # credentials in the endpoint URL must never be written anywhere
 
 
 def run_benchmark(server: ScriptedServer, results: Path, run_id: str, *extra: str,
                   base_url: str | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "benchmarks", "-m", "repeated_words", "-q",
-         "-p", "no:cacheprovider", "--model", "scripted",
-         "--base-url", base_url or server.base_url,
-         "--results-dir", str(results), "--run-id", run_id, *extra],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    return run_pytest("-m", "repeated_words", "-q", "--model", "scripted",
+                      "--base-url", base_url or server.base_url,
+                      "--results-dir", str(results), "--run-id", run_id, *extra)
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "reporting", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+cli = run_reporting
 
 
 @pytest.fixture(scope="session")

@@ -11,35 +11,26 @@ scored 0;
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from fixtures.scripted_server import ScriptedServer
 
+from ..subprocess_pytest import run_pytest, run_reporting
 from .helpers import once_per_session
 
-ROOT = Path(__file__).resolve().parents[2]
 TWO_PER_LENGTH = ("-k", "dx0")  # sequential and shuffled haystacks: 2 per length
 GATE_EFFECTIVE_LENGTH = ("--fail-on", "niah.effective_length:-20%")
 
 
 def niah_run(base_url: str, results: Path, run_id: str, *extra: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    process = subprocess.run(
-        [sys.executable, "-m", "pytest", "benchmarks", "-m", "niah", "-q", "-p",
-         "no:cacheprovider", "--model", "scripted", "--base-url", base_url,
-         "--results-dir", str(results), "--run-id", run_id, *extra],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    process = run_pytest("-m", "niah", "-q", "--model", "scripted", "--base-url", base_url,
+                         "--results-dir", str(results), "--run-id", run_id, *extra)
     return {"returncode": process.returncode, "stdout": process.stdout + process.stderr}
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "reporting", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+cli = run_reporting
 
 
 @pytest.fixture(scope="session")

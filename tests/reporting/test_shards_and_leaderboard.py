@@ -12,9 +12,6 @@ it to 3 to check the arithmetic on a known curve.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,10 +20,10 @@ from fixtures.scripted_server import RESPONDERS, ScriptedServer
 from reporting.storage.records import SampleRecord
 from reporting.storage.store import ResultsStore
 
+from ..subprocess_pytest import run_pytest, run_reporting
 from .browser import chromium_path, visit
 from .helpers import once_per_session
 
-ROOT = Path(__file__).resolve().parents[2]
 FADES_AFTER = 100  # words
 VOLATILE = ("run_id", "latency_s", "finished_at", "worker")  # differ between any two runs
 THREE_SAMPLES = ("--verdict-min-samples", "3")
@@ -38,19 +35,14 @@ def fade(request: dict) -> str:
 
 
 def pytest_run(base_url: str, results: Path, run_id: str, model: str, *extra: str):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    process = subprocess.run(
-        [sys.executable, "-m", "pytest", "benchmarks", "-m", "repeated_words", "-q",
-         "-p", "no:cacheprovider", "--model", model, "--base-url", base_url,
-         "--results-dir", str(results), "--run-id", run_id, *THREE_SAMPLES, *extra],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    process = run_pytest("-m", "repeated_words", "-q", "--model", model, "--base-url", base_url,
+                         "--results-dir", str(results), "--run-id", run_id, *THREE_SAMPLES,
+                         *extra)
     assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
     return process.stdout
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "reporting", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+cli = run_reporting
 
 
 @pytest.fixture(scope="session")

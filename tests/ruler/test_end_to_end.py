@@ -5,27 +5,21 @@ and as one that drops every second value; the grid with missing QA data; ``--pla
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from fixtures.scripted_server import ScriptedServer
 
+from ..subprocess_pytest import child_env, run_pytest
 from . import oracle
 
-ROOT = Path(__file__).resolve().parents[2]
 GRID = ["--ruler-tasks", "synthetic", "--ruler-lengths", "1k,4k", "--ruler-samples", "2"]
 SYNTHETIC = 11
 
 
 def pytest_run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run([sys.executable, "-m", "pytest", "benchmarks", "-m", "ruler", "-q",
-                           "-p", "no:cacheprovider", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600, env={**environment, **(env or {})})
+    return run_pytest("-m", "ruler", "-q", *args, env=child_env(**(env or {})))
 
 
 @pytest.fixture(scope="module")

@@ -5,31 +5,23 @@ each prompt is checked against: prompt + tokens to generate <= L, within one uni
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 from benchmarks.ruler.grid import TASKS
 from fixtures.scripted_server import ScriptedServer
 
+from ..subprocess_pytest import run_pytest
 from . import oracle
 
-ROOT = Path(__file__).resolve().parents[2]
 # the noise haystack's line is about 40 toy tokens; a word list's entry 2 to 4
 SLACK = {"niah_single_1": 60, "vt": 60, "cwe": 12}
 
 
 def test_prompts_fill_each_length_as_the_server_counts_them(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     with ScriptedServer(oracle.perfect, tokenizer="toy", context_length=16384) as server:
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "benchmarks", "-m", "ruler", "-q", "-p",
-             "no:cacheprovider", "--model", "scripted", "--base-url", server.base_url,
-             "--results-dir", str(tmp_path), "--run-id", "toy", "--tokenizer", "server",
-             "--ruler-tasks", ",".join(SLACK), "--ruler-lengths", "1k,2k",
-             "--ruler-samples", "1"],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        done = run_pytest(
+            "-m", "ruler", "-q", "--model", "scripted", "--base-url", server.base_url,
+            "--results-dir", str(tmp_path), "--run-id", "toy", "--tokenizer", "server",
+            "--ruler-tasks", ",".join(SLACK), "--ruler-lengths", "1k,2k", "--ruler-samples", "1")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     found = [json.loads(line) for line in
              (tmp_path / "toy" / "samples.jsonl").read_text().splitlines()]

@@ -1,0 +1,42 @@
+"""Running contextrot as a user does, for the tests that need a whole run: ``pytest
+benchmarks`` (or ``python -m reporting``) in a subprocess, in the project root, with this
+environment less what the outer pytest (xdist) sets for itself."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT_S = 600
+
+
+def child_env(**extra: str | None) -> dict[str, str]:
+    """This environment less the outer pytest's own variables, plus ``extra`` (None drops)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "COV_")) and k != "PYTHONBREAKPOINT"}
+    for key, value in extra.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def pytest_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "benchmarks", "-p", "no:cacheprovider", *args]
+
+
+def run_pytest(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT,
+               timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess:
+    """``pytest benchmarks ARGS``; stdout and stderr are kept apart, as text."""
+    return subprocess.run(pytest_command(*args), cwd=cwd, env=env or child_env(),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def run_reporting(*args: str, timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess:
+    """``python -m reporting ARGS``."""
+    return subprocess.run([sys.executable, "-m", "reporting", *args], cwd=ROOT,
+                          env=child_env(), capture_output=True, text=True, timeout=timeout)
