@@ -17,7 +17,7 @@ from .subprocess_pytest import ROOT, child_env
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 OFFLINE_MARK = "<!-- offline -->"
-COMMAND_S = 180  # the slowest, RULER's full --plan, takes 15 s on a quiet machine
+COMMAND_S = 180  # the slowest, RULER's full --plan, took 17 s on the busy 2-core machine
 FENCE = re.compile(r"^```\w*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
