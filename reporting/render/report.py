@@ -286,11 +286,10 @@ def overview_verdict(verdict: Verdict | None) -> str:
         reason, _, explained = verdict.why(EFFECTIVE_LENGTH).partition(": ")
         return (f"<b>{escape(reason)}</b>"
                 + (f"<div class='why'>{escape(explained)}</div>" if explained else ""))
-    unit = f" {verdict.length_unit}" if verdict.length_unit else ""
     bar = "" if verdict.absolute is None else \
         f" ({'>=' if verdict.higher_is_better else '<='} {verdict.absolute:g})"
     return "<br>".join([
-        f"effective length {escape(verdict.number_text(EFFECTIVE_LENGTH))}{escape(unit)}",
+        f"effective length {escape(verdict.number_text(EFFECTIVE_LENGTH))}",
         f"absolute{escape(bar)}: {escape(verdict.number_text(ABSOLUTE_EFFECTIVE_LENGTH))}",
         f"length AUC {escape(verdict.number_text(LENGTH_AUC))}"])
 
@@ -313,7 +312,8 @@ def overview_section(frame: pd.DataFrame, experiments: dict[str, Experiment],
             f"{value_text(p.value)}: {number(p.mean)}" for p in points)
         headline = "—" if verdict is None else estimate_text(verdict.overall)
         scored_n = sum(p.n for p in points)
-        body.append([f"{link}<div class='why'>{escape(experiment.title)}</div>",
+        unit = f"; lengths in {verdict.length_unit}" if verdict and verdict.length_unit else ""
+        body.append([f"{link}<div class='why'>{escape(experiment.title + unit)}</div>",
                      f"{escape(short(experiment.metric))} {escape(headline)}",
                      overview_verdict(verdict), sparkline(points, label),
                      escape(f"{scored_n} of {len(part)}")])
