@@ -16,7 +16,7 @@ import itertools
 
 import pandas as pd
 
-from reporting.analysis.curve_tables import scored, short, value_text
+from reporting.analysis.curve_tables import scored, short
 from reporting.experiments import MODELS_OWN, O200K, Experiment, PublishedTable
 
 PUBLISHED_MARK = "published, not measured here"
@@ -87,7 +87,7 @@ def protocol_problems(frame: pd.DataFrame, experiment: Experiment,
             if combination not in have]
         if missing:
             problems.append(f"{len(missing)} of the table's cells not scored, e.g. " + " ".join(
-                f"{short(c)}={value_text(v)}" for c, v in zip(protocol.grid, missing[0])))
+                f"{short(c)}={v}" for c, v in zip(protocol.grid, missing[0])))
     if protocol.token_unit is not None:
         units = set(good["token_unit"].dropna().astype(str)) if "token_unit" in good else set()
         units = units or {O200K}  # a run before units were recorded
@@ -130,7 +130,7 @@ def _published(value) -> str:
 
 
 def _some(values: list) -> str:
-    shown = ", ".join(value_text(v) for v in values[:SHOWN_MISSING])
+    shown = ", ".join(str(v) for v in values[:SHOWN_MISSING])  # 4096, not 4,096: a list
     more = len(values) - SHOWN_MISSING
     return shown + (f" and {more} more" if more > 0 else "")
 
