@@ -105,7 +105,7 @@ def rows(table: PublishedTable, measured: list[tuple[str, dict]]) -> tuple[list[
                                                                           list[list[str]]]:
     """(header, rows) of a table shown with measured rows: each measured row first (``label``
     says which run), then every published row, marked as such."""
-    header = ["model", "", *table.columns]
+    header = ["model", "row", *table.columns]
     body = [[label, "measured here", *(str(row.get(c, "—")) for c in table.columns)]
             for label, row in measured]
     body += [[model, PUBLISHED_MARK, *(_published(values.get(c)) for c in table.columns)]
@@ -121,8 +121,8 @@ def source_text(table: PublishedTable) -> str:
 
 
 def not_shown_text(table: PublishedTable, why: str) -> str:
-    return (f"{table.title}: not shown, {why}; it was measured under "
-            f"{table.protocol.described} ({table.source}).")
+    return (f"{table.title}: not shown, {why}. The table was measured under "
+            f"{table.protocol.described}; source: {table.source}.")
 
 
 def _published(value) -> str:

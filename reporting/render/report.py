@@ -52,6 +52,7 @@ details { margin: .3em 0; } summary { cursor: pointer; }
 .bad { color: #b00020; font-weight: 600; } .muted { color: #777; }
 .lede { margin: .2em 0 .8em; } #overview td { vertical-align: middle; }
 #overview .why { font-size: 12px; color: #555; max-width: 34em; }
+#overview td:last-child { white-space: nowrap; }
 svg.spark { display: block; } svg.spark .band { fill: #c9dcf0; }
 svg.spark .line { fill: none; stroke: #1f5fa8; stroke-width: 1.6; }
 svg.spark .dot { fill: #1f5fa8; }
@@ -319,9 +320,12 @@ def overview_section(frame: pd.DataFrame, experiments: dict[str, Experiment],
                      escape(f"{scored_n} of {len(part)}")])
     if not body:
         return ""
-    header = ["experiment", "headline: mean [95% interval]", "verdict",
-              "headline by length (or its main grid axis)", "scored samples"]
-    return "<h2>Overview</h2>" + html_table(header, body, table_id="overview")
+    note = ("<p class='muted'>headline: the mean over every scored sample with its 95% "
+            "interval; curve: the headline's mean at each length (or the main grid axis), "
+            "shaded: its 95% interval; scored: samples with a score of those recorded.</p>")
+    # short headers: the verdict column gets the width (its "no verdict" reason is the longest)
+    header = ["experiment", "headline [95% CI]", "verdict", "curve", "scored"]
+    return "<h2>Overview</h2>" + html_table(header, body, table_id="overview") + note
 
 
 def published_section(references: Sequence[published.Reference], run_label: str) -> str:
