@@ -296,8 +296,11 @@ def overview_verdict(verdict: Verdict | None) -> str:
 
 
 def overview_section(frame: pd.DataFrame, experiments: dict[str, Experiment],
-                     verdicts: dict[str, Verdict]) -> str:
-    """One row per experiment in the run: what a reader needs before any section."""
+                     verdicts: dict[str, Verdict],
+                     references: dict[str, list[published.Reference]] | None = None) -> str:
+    """One row per experiment in the run: what a reader needs before any section. Where the
+    run is comparable with a published table, its verdict cell links to it."""
+    references = references or {}
     body = []
     for name, part in experiment_frames(frame):
         experiment = experiments.get(name)
@@ -314,9 +317,13 @@ def overview_section(frame: pd.DataFrame, experiments: dict[str, Experiment],
         headline = "—" if verdict is None else estimate_text(verdict.overall)
         scored_n = sum(p.n for p in points)
         unit = f"; lengths in {verdict.length_unit}" if verdict and verdict.length_unit else ""
+        beside = "".join(
+            f"<div class='why'><a href='#{anchor(name)}-published'>beside {len(r.table.rows)} "
+            f"published rows</a>: {escape(r.table.title)}</div>"
+            for r in references.get(name, ()) if r.comparable and not r.error)
         body.append([f"{link}<div class='why'>{escape(experiment.title + unit)}</div>",
                      f"{escape(short(experiment.metric))} {escape(headline)}",
-                     overview_verdict(verdict), sparkline(points, label),
+                     overview_verdict(verdict) + beside, sparkline(points, label),
                      escape(f"{scored_n} of {len(part)}")])
     if not body:
         return ""
@@ -328,22 +335,23 @@ def overview_section(frame: pd.DataFrame, experiments: dict[str, Experiment],
     return "<h2>Overview</h2>" + html_table(header, body, table_id="overview") + note
 
 
-def published_section(references: Sequence[published.Reference], run_label: str) -> str:
+def published_section(references: Sequence[published.Reference], run_label: str,
+                      section: str) -> str:
     """Each published table beside this run's row where the run is comparable; where it is
-    not, one line saying why."""
-    parts = []
+    not, one line saying why. The first table shown is ``<section>-published``."""
+    parts, target = [], f" id='{section}-published'"
     for reference in references:
         table = reference.table
         if not reference.comparable:
             why = "this run differs: " + "; ".join(reference.problems)
             parts.append(f"<p class='muted'>{escape(published.not_shown_text(table, why))}</p>")
-            continue
-        if reference.error:
+        elif reference.error:
             parts.append(f"<p class='bad'>{escape(table.title)}: this run's row could not be "
                          f"computed: {escape(reference.error)}</p>")
-            continue
-        parts.append(f"<h3>{escape(table.title)}</h3>"
-                     + published_table(table, [(run_label, reference.measured or {})]))
+        else:
+            parts.append(f"<h3{target}>{escape(table.title)}</h3>"
+                         + published_table(table, [(run_label, reference.measured or {})]))
+            target = ""
     return "".join(parts)
 
 
@@ -427,7 +435,10 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
     findings = findings or {}
     if verdicts is None:
         verdicts = compute_verdicts(frame, experiments, settings)
-    body = [run_line(run_id, info, frame), overview_section(frame, experiments, verdicts)]
+    references = {name: published.references(part, experiments[name])
+                  for name, part in experiment_frames(frame) if name in experiments}
+    body = [run_line(run_id, info, frame),
+            overview_section(frame, experiments, verdicts, references)]
     if gate_lines:
         body.append("<h2>Gate</h2>" + "".join(
             f'<p class="{"bad" if bad else ""}">{escape(line)}</p>' for line, bad in gate_lines))
@@ -442,8 +453,8 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
         if name in verdicts:
             body.append(verdict_table(verdicts[name]))
         body.extend(f"<p>{escape(line)}</p>" for line in findings.get(name, {}).get("lines", ()))
-        body.append(published_section(published.references(part, experiment),
-                                      f"this run ({run_id})"))
+        body.append(published_section(references[name], f"this run ({run_id})",
+                                      anchor(name)))
         body.append(curve_section(part, experiment))
         files = [Path(p) for p in plots.get(name, [])]
         images = [p for p in files if p.suffix.lower() == ".png"]

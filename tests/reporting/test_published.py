@@ -102,11 +102,15 @@ def test_the_report_shows_the_run_beside_published_rows_only_when_comparable():
                         {"ruler": RULER}, {})
     assert page.count("<tr class=\"published\">") == 8
     assert "<td>this run (own-full)</td><td>measured here</td><td>—</td><td>16K</td>" in page
+    overview = page[page.index('id="overview"'):page.index("</table>")]
+    assert "<a href='#x-ruler-published'>beside 8 published rows</a>" in overview
+    assert "<h3 id='x-ruler-published'>RULER&#x27;s published results" in page
     other = build_report("o200k", info, records_frame(ruler_run("o200k", "toy",
                                                                 unit="o200k_base")),
                          {"ruler": RULER}, {})
     assert "<tr class=\"published\">" not in other
     assert "not shown, this run differs: lengths in o200k_base tokens" in other
+    assert "published rows</a>" not in other
 
 
 def mrcr_record(source: str, needles: int, high: int, i: int, ratio: float) -> SampleRecord:
