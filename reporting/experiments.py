@@ -50,6 +50,11 @@ class Experiment:
     # The experiment's own fixed bar for the absolute rule (RULER: 0.856, Llama-2-7B's 4k
     # score); --verdict-absolute overrides it. None: the default for the metric's kind.
     absolute: float | None = None
+    # Published reference tables (other people's numbers for this experiment, with the
+    # protocol they were measured under): a tuple of ``PublishedTable``, or "module:NAME",
+    # imported only when a report or leaderboard is written. Shown beside a run measured under
+    # the same protocol, never read by the gate.
+    published: tuple["PublishedTable", ...] | str = ()
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):
@@ -60,6 +65,48 @@ class Experiment:
 
     def finder(self) -> Callable[["pd.DataFrame"], dict] | None:
         return _resolve(self.findings)
+
+    def published_tables(self) -> tuple["PublishedTable", ...]:
+        return tuple(_resolve(self.published) or ())
+
+
+# What a table's lengths count, when a run's records must count the same (``token_unit``).
+O200K = "o200k_base"
+MODELS_OWN = "the model's own tokenizer"  # any unit but o200k_base: server:..., hf:...
+
+
+@dataclasses.dataclass(frozen=True)
+class Protocol:
+    """What a published table was measured under, in the terms of a run's records."""
+
+    # record column -> the values the table was measured at: a run is comparable when its
+    # scored samples cover every combination of them (other values are left out of its row)
+    grid: dict[str, tuple]
+    # O200K, MODELS_OWN, or None when the lengths do not depend on the run's unit
+    token_unit: str | None
+    described: str  # for people: "all 13 tasks at 4K to 128K tokens, ..."
+    # record column -> more values the table has columns for, read where the run has them
+    # (MRCR's bins past 128k: AUC@1M), never required
+    optional: dict[str, tuple] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class PublishedTable:
+    """Numbers someone else published for this experiment, and how to compute a run's row
+    in the same columns."""
+
+    title: str
+    source: str  # where the numbers were published (a URL, with its version or snapshot)
+    protocol: Protocol
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, dict], ...]  # (model, {column: value as published})
+    # the run's records under the protocol (only its values) -> {column: text}; "module:name"
+    # or the function
+    measure: Callable[["pd.DataFrame"], dict] | str
+    note: str = ""  # what still differs from the original's measurement
+
+    def measurer(self) -> Callable[["pd.DataFrame"], dict]:
+        return _resolve(self.measure)
 
 
 def length_unit(experiment: Experiment, frame: "pd.DataFrame") -> str:

@@ -31,6 +31,7 @@ EXPERIMENT = Experiment(
     # tests/mrcr/test_scoring.py: autojunk leaves unrelated prose little to match); a reply
     # without the string scores 0.
     chance=0.02,
+    published=f"{__name__}.published:TABLES",  # reference rows, never gated
 )
 
 

@@ -8,13 +8,17 @@ finished run of that model holding scored samples of that experiment is judged
 ``leaderboard.csv`` and ``leaderboard.html`` (one figure per experiment: every model's curve
 on one axis, each with its 95% band) under ``DIR`` (default ``<results-dir>/leaderboard``).
 Each entry names its run and scale: models judged on different grids are not comparable
-number for number, and the table says so rather than hiding it.
+number for number, and the table says so rather than hiding it. Published reference rows
+(an experiment's declared tables: RULER's, Context Arena's) follow, each beside the models
+whose runs were measured under its protocol, marked "published, not measured here"; where no
+run is comparable, one line says why.
 """
 
 from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import io
 from pathlib import Path
 
@@ -23,7 +27,8 @@ import pandas as pd
 from reporting.gating.compare import RunData, overlay_curves, run_identity
 from reporting.analysis.curve_tables import scored
 from reporting.experiments import Experiment
-from reporting.render.report import escape, html_table, image_tag, page
+from reporting.analysis import published
+from reporting.render.report import escape, html_table, image_tag, page, published_table
 from reporting.storage.store import ResultsStore, experiment_frames
 from reporting.analysis.verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
                                VerdictSettings)
@@ -50,6 +55,10 @@ class Leaderboard:
     @property
     def models(self) -> list[str]:
         return sorted(self.entries)
+
+    @functools.cached_property
+    def references(self) -> list[tuple]:
+        return published_references(self)
 
 
 def collect(store: ResultsStore, experiments: dict[str, Experiment],
@@ -133,11 +142,49 @@ def rules_text(board: Leaderboard) -> str:
 
 
 def markdown(board: Leaderboard) -> str:
-    head = header(board)
     lines = ["# contextrot leaderboard", "", rules_text(board), "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows(board)]
+             *_markdown_table(header(board), rows(board))]
+    for table, measured, why in board.references:
+        lines.append("")
+        if not measured:
+            lines.append(published.not_shown_text(table, why))
+            continue
+        lines += [f"## {table.title}", "", *_markdown_table(*published.rows(table, measured)),
+                  "", published.source_text(table) + (f" {why}" if why else "")]
     return "\n".join(lines) + "\n"
+
+
+def _markdown_table(head: list[str], body: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
+            *("| " + " | ".join(r) + " |" for r in body)]
+
+
+# -- published reference rows ------------------------------------------------------------
+def published_references(board: Leaderboard) -> list[tuple]:
+    """(table, measured rows, why some or every model is not beside it) per published table
+    of an experiment that some model ran: a model's row is its newest run's, measured under
+    the table's protocol; a model whose run was not is named with the reason."""
+    found = []
+    for name, experiment in board.experiments.items():
+        per_model = {model: published.references(entry.frame, experiment)
+                     for model in board.models
+                     if (entry := board.entries[model].get(name)) is not None}
+        for i, table in enumerate(experiment.published_tables()):
+            measured, apart = [], []
+            for model, judged in per_model.items():
+                reference, entry = judged[i], board.entries[model][name]
+                if reference.comparable and not reference.error:
+                    measured.append((f"{model} ({entry.run_id})", reference.measured or {}))
+                else:
+                    apart.append(f"{model}'s run {entry.run_id}: " + (
+                        "; ".join(reference.problems) or
+                        f"its row could not be computed ({reference.error})"))
+            why = ""
+            if apart:
+                why = ("Not comparable: " if measured else "no run here is comparable: ") \
+                    + "; ".join(apart)
+            found.append((table, measured, why))
+    return found
 
 
 def csv_text(board: Leaderboard) -> str:
@@ -191,6 +238,12 @@ def html(board: Leaderboard, drawn: dict[str, Path]) -> str:
             html_table(header(board), [[escape(v) for v in r] for r in rows(board)])]
     if not board.models:
         body.append("<p class='muted'>no finished run with scored samples in this store</p>")
+    for table, measured, why in board.references:
+        if not measured:
+            body.append(f"<p class='muted'>{escape(published.not_shown_text(table, why))}</p>")
+            continue
+        body.append(f"<h2>{escape(table.title)}</h2>" + published_table(table, measured)
+                    + (f"<p class='muted'>{escape(why)}</p>" if why else ""))
     for name, path in drawn.items():
         experiment = board.experiments[name]
         axis = experiment.length or "its most varied grid column"

@@ -1,9 +1,13 @@
 """The self-contained HTML report of a run (and of a comparison of runs).
 
-One file, no network: plots are embedded as base64 PNGs, styles are inline, there is no
-script. It shows who the run was (model, endpoint host, judge, sampling, scale, seeds,
-versions), then per experiment its plots, its summary table (counts and 95% intervals, from
-``summary.summarize``) and, per grid cell, the samples behind it, worst first.
+One file, no network: plots are embedded as base64 PNGs, the overview's small curves are
+inline SVG, styles are inline, there is no script. Its first screen says what the run shows:
+one line naming the model, then the overview (per experiment the headline metric and
+interval, the verdict or "no verdict" with its reason, a small curve, a link to its section),
+then the gate. Then per experiment its verdict, findings, published reference rows (where
+the run is comparable), curve tables, plots, its summary table (counts and 95% intervals,
+from ``summary.summarize``) and, per grid cell, the samples behind it, worst first. Who the
+run was in full (endpoint host, judge, sampling, scale, seeds, versions) comes last.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import pandas as pd
 
 from reporting import plots
 from reporting.gating.compare import CellDelta, RunData, format_deltas, run_identity
-from reporting.analysis.curve_tables import curve, curve_axes, matrix, number, short, value_text
+from reporting.analysis import published
+from reporting.analysis.curve_tables import (CurvePoint, curve, curve_axes, matrix, number,
+                                             short, value_text)
 from reporting.experiments import Experiment
 from reporting.storage.records import OUTCOMES
 from reporting.storage.store import experiment_frames
@@ -44,7 +50,15 @@ pre { white-space: pre-wrap; word-break: break-word; margin: 0; font-size: 12px;
       max-height: 16em; overflow: auto; background: #fafafa; }
 details { margin: .3em 0; } summary { cursor: pointer; }
 .bad { color: #b00020; font-weight: 600; } .muted { color: #777; }
+.lede { margin: .2em 0 .8em; } #overview td { vertical-align: middle; }
+#overview .why { font-size: 12px; color: #555; max-width: 34em; }
+#overview td:last-child { white-space: nowrap; }
+svg.spark { display: block; } svg.spark .band { fill: #c9dcf0; }
+svg.spark .line { fill: none; stroke: #1f5fa8; stroke-width: 1.6; }
+svg.spark .dot { fill: #1f5fa8; }
+tr.published td { color: #555; font-style: italic; }
 """
+SPARK_WIDTH, SPARK_HEIGHT, SPARK_PAD = 160, 38, 4
 
 
 # -- plots -------------------------------------------------------------------------------
@@ -88,14 +102,19 @@ def escape(value) -> str:
 
 
 def html_table(header: Sequence[str] | None, rows: Sequence[Sequence],
-           numeric: set[int] = frozenset()) -> str:
-    """Cells are HTML already (escape values with ``_e``); numeric columns are escaped here."""
+               numeric: set[int] = frozenset(), *, table_id: str = "",
+               row_classes: Sequence[str] = ()) -> str:
+    """Cells are HTML already (escape values with ``escape``); numeric columns are escaped
+    here. ``row_classes``: a CSS class per row ("" for none)."""
     head = "".join(f"<th>{escape(h)}</th>" for h in header) if header else ""
     head = f"<thead><tr>{head}</tr></thead>" if head else ""
+    classes = [*row_classes, *[""] * (len(rows) - len(row_classes))]
     body = "".join(
-        "<tr>" + "".join(f'<td class="num">{escape(v)}</td>' if i in numeric else f"<td>{v}</td>"
-                         for i, v in enumerate(row)) + "</tr>" for row in rows)
-    return f"<table>{head}<tbody>{body}</tbody></table>"
+        (f'<tr class="{escape(c)}">' if c else "<tr>")
+        + "".join(f'<td class="num">{escape(v)}</td>' if i in numeric else f"<td>{v}</td>"
+                  for i, v in enumerate(row)) + "</tr>" for row, c in zip(rows, classes))
+    opening = f'<table id="{escape(table_id)}">' if table_id else "<table>"
+    return f"{opening}{head}<tbody>{body}</tbody></table>"
 
 
 def _excerpt(text: str | None, limit: int) -> str:
@@ -132,7 +151,7 @@ def identity_section(run_id: str, info: dict, frame: pd.DataFrame, *, started: s
         rows.append(("missing samples", f'<span class="bad">{len(info["missing"])} sent no '
                                         f"record: {escape(', '.join(info['missing'][:10]))}"
                                         "</span>"))
-    return "<h2>Run</h2>" + html_table(None, [(f"<b>{k}</b>", v) for k, v in rows])
+    return "<h2 id='run'>Run</h2>" + html_table(None, [(f"<b>{k}</b>", v) for k, v in rows])
 
 
 def summary_table(experiment: Experiment, rows: list[dict]) -> str:
@@ -214,6 +233,136 @@ def page(title: str, body: str) -> str:
             f"<body><h1>{escape(title)}</h1>{body}</body></html>")
 
 
+# -- the first screen --------------------------------------------------------------------
+def anchor(name: str) -> str:
+    return f"x-{name}"
+
+
+def run_line(run_id: str, info: dict, frame: pd.DataFrame) -> str:
+    """Whose run this is, in one line (the whole identity is in the Run section)."""
+    identity = run_identity(info, frame)
+    counts = frame["outcome"].value_counts().to_dict() if not frame.empty else {}
+    outcomes = ", ".join(f"{o} {counts[o]}" for o in OUTCOMES if counts.get(o))
+    return (f"<p class='lede'><b>{escape(identity['model'])}</b> at "
+            f"{escape(identity['endpoint'] or '—')}, scale {escape(identity['scale'] or '—')}, "
+            f"lengths in {escape(identity['tokenizer'] or 'o200k_base')} tokens: "
+            f"{len(frame)} samples ({escape(outcomes or 'none')}). "
+            "<a href='#run'>The run in full</a></p>")
+
+
+def sparkline(points: Sequence[CurvePoint], label: str) -> str:
+    """The curve's means (line) and 95% intervals (band) as a small inline SVG; points keep
+    their place on the x axis when a value has no scored sample."""
+    drawn = [(i, p) for i, p in enumerate(points) if p.mean is not None]
+    if not drawn:
+        return "<span class='muted'>no scored sample</span>"
+    values = [v for _, p in drawn for v in (p.mean, p.low, p.high) if v is not None]
+    low, high = (0.0, 1.0) if 0 <= min(values) and max(values) <= 1 else \
+        (min(values), max(values))
+    high = high if high > low else low + 1
+    width, height, pad = SPARK_WIDTH, SPARK_HEIGHT, SPARK_PAD
+    step = (width - 2 * pad) / max(len(points) - 1, 1)
+
+    def xy(i: int, value: float) -> str:
+        y = height - pad - (value - low) / (high - low) * (height - 2 * pad)
+        return f"{pad + i * step:.1f},{y:.1f}"
+    banded = [(i, p) for i, p in drawn if p.low is not None and p.high is not None]
+    band = " ".join([xy(i, p.high) for i, p in banded] + [xy(i, p.low) for i, p in banded[::-1]])
+    line = " ".join(xy(i, p.mean) for i, p in drawn)
+    dots = "".join(f'<circle class="dot" cx="{xy(i, p.mean).split(",")[0]}" '
+                   f'cy="{xy(i, p.mean).split(",")[1]}" r="1.8"/>' for i, p in drawn)
+    return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} '
+            f'{height}" role="img" aria-label="{escape(label)}"><title>{escape(label)}</title>'
+            + (f'<polygon class="band" points="{band}"/>' if len(banded) > 1 else "")
+            + f'<polyline class="line" points="{line}"/>{dots}</svg>')
+
+
+def overview_verdict(verdict: Verdict | None) -> str:
+    """The verdict in a few words: its numbers, or "no verdict" with the reason."""
+    if verdict is None:
+        return "<span class='muted'>—</span>"
+    if verdict.length_axis is None:
+        return f"<span class='muted'>{NO_LENGTH_AXIS}</span>"
+    if verdict.refusal():
+        reason, _, explained = verdict.why(EFFECTIVE_LENGTH).partition(": ")
+        return (f"<b>{escape(reason)}</b>"
+                + (f"<div class='why'>{escape(explained)}</div>" if explained else ""))
+    bar = "" if verdict.absolute is None else \
+        f" ({'>=' if verdict.higher_is_better else '<='} {verdict.absolute:g})"
+    return "<br>".join([
+        f"effective length {escape(verdict.number_text(EFFECTIVE_LENGTH))}",
+        f"absolute{escape(bar)}: {escape(verdict.number_text(ABSOLUTE_EFFECTIVE_LENGTH))}",
+        f"length AUC {escape(verdict.number_text(LENGTH_AUC))}"])
+
+
+def overview_section(frame: pd.DataFrame, experiments: dict[str, Experiment],
+                     verdicts: dict[str, Verdict],
+                     references: dict[str, list[published.Reference]] | None = None) -> str:
+    """One row per experiment in the run: what a reader needs before any section. Where the
+    run is comparable with a published table, its verdict cell links to it."""
+    references = references or {}
+    body = []
+    for name, part in experiment_frames(frame):
+        experiment = experiments.get(name)
+        link = f'<a href="#{anchor(name)}">{escape(name)}</a>'
+        if experiment is None:
+            body.append([link, "<span class='muted'>not declared here</span>", "", "",
+                         escape(len(part))])
+            continue
+        verdict = verdicts.get(name)
+        x, _ = curve_axes(part, experiment)
+        points = curve(part, experiment, x) if x is not None else []
+        label = f"{short(experiment.metric)} by {short(x)}: " + "; ".join(
+            f"{value_text(p.value)}: {number(p.mean)}" for p in points)
+        headline = "—" if verdict is None else estimate_text(verdict.overall)
+        scored_n = sum(p.n for p in points)
+        unit = f"; lengths in {verdict.length_unit}" if verdict and verdict.length_unit else ""
+        beside = "".join(
+            f"<div class='why'><a href='#{anchor(name)}-published'>beside {len(r.table.rows)} "
+            f"published rows</a>: {escape(r.table.title)}</div>"
+            for r in references.get(name, ()) if r.comparable and not r.error)
+        body.append([f"{link}<div class='why'>{escape(experiment.title + unit)}</div>",
+                     f"{escape(short(experiment.metric))} {escape(headline)}",
+                     overview_verdict(verdict) + beside, sparkline(points, label),
+                     escape(f"{scored_n} of {len(part)}")])
+    if not body:
+        return ""
+    note = ("<p class='muted'>headline: the mean over every scored sample with its 95% "
+            "interval; curve: the headline's mean at each length (or the main grid axis), "
+            "shaded: its 95% interval; scored: samples with a score of those recorded.</p>")
+    # short headers: the verdict column gets the width (its "no verdict" reason is the longest)
+    header = ["experiment", "headline [95% CI]", "verdict", "curve", "scored"]
+    return "<h2>Overview</h2>" + html_table(header, body, table_id="overview") + note
+
+
+def published_section(references: Sequence[published.Reference], run_label: str,
+                      section: str) -> str:
+    """Each published table beside this run's row where the run is comparable; where it is
+    not, one line saying why. The first table shown is ``<section>-published``."""
+    parts, target = [], f" id='{section}-published'"
+    for reference in references:
+        table = reference.table
+        if not reference.comparable:
+            why = "this run differs: " + "; ".join(reference.problems)
+            parts.append(f"<p class='muted'>{escape(published.not_shown_text(table, why))}</p>")
+        elif reference.error:
+            parts.append(f"<p class='bad'>{escape(table.title)}: this run's row could not be "
+                         f"computed: {escape(reference.error)}</p>")
+        else:
+            parts.append(f"<h3{target}>{escape(table.title)}</h3>"
+                         + published_table(table, [(run_label, reference.measured or {})]))
+            target = ""
+    return "".join(parts)
+
+
+def published_table(table, measured: Sequence[tuple[str, dict]]) -> str:
+    """A published table with measured rows on top; published rows marked and greyed."""
+    header, body = published.rows(table, measured)
+    marked = ["published" if row[1] == published.PUBLISHED_MARK else "" for row in body]
+    return (html_table(header, [[escape(v) for v in row] for row in body], row_classes=marked)
+            + f"<p class='muted'>{escape(published.source_text(table))}</p>")
+
+
 # -- the run report ----------------------------------------------------------------------
 def verdict_table(verdict: Verdict) -> str:
     """The verdict: each number with its 95% interval (or why there is none), the rule and
@@ -286,22 +435,26 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
     findings = findings or {}
     if verdicts is None:
         verdicts = compute_verdicts(frame, experiments, settings)
-    body = [identity_section(run_id, info, frame, started=run_row.get("started_at", ""),
-                             finished=run_row.get("finished_at", ""),
-                             exit_status=run_row.get("exit_status"))]
+    references = {name: published.references(part, experiments[name])
+                  for name, part in experiment_frames(frame) if name in experiments}
+    body = [run_line(run_id, info, frame),
+            overview_section(frame, experiments, verdicts, references)]
     if gate_lines:
         body.append("<h2>Gate</h2>" + "".join(
             f'<p class="{"bad" if bad else ""}">{escape(line)}</p>' for line, bad in gate_lines))
     for name, part in experiment_frames(frame):
         experiment = experiments.get(name)
         if experiment is None:
-            body.append(f"<h2>{escape(name)}</h2><p class='muted'>{len(part)} records; this "
-                        "experiment is not declared here, so it is not summarized.</p>")
+            body.append(f"<h2 id='{anchor(name)}'>{escape(name)}</h2><p class='muted'>"
+                        f"{len(part)} records; this experiment is not declared here, so it is "
+                        "not summarized.</p>")
             continue
-        body.append(f"<h2>{escape(name)}: {escape(experiment.title)}</h2>")
+        body.append(f"<h2 id='{anchor(name)}'>{escape(name)}: {escape(experiment.title)}</h2>")
         if name in verdicts:
             body.append(verdict_table(verdicts[name]))
         body.extend(f"<p>{escape(line)}</p>" for line in findings.get(name, {}).get("lines", ()))
+        body.append(published_section(references[name], f"this run ({run_id})",
+                                      anchor(name)))
         body.append(curve_section(part, experiment))
         files = [Path(p) for p in plots.get(name, [])]
         images = [p for p in files if p.suffix.lower() == ".png"]
@@ -320,6 +473,9 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
         body.append(samples_section(part, experiment))
     if frame.empty:
         body.append("<p class='muted'>no sample records in this run</p>")
+    body.append(identity_section(run_id, info, frame, started=run_row.get("started_at", ""),
+                                 finished=run_row.get("finished_at", ""),
+                                 exit_status=run_row.get("exit_status")))
     return page(f"contextrot run {run_id}", "".join(body))
 
 

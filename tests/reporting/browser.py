@@ -15,6 +15,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Sequence
 
 import websocket
 
@@ -34,10 +35,14 @@ class PageVisit:
         self.errors: list[str] = []
         self.requests: list[str] = []
         self.images: list[dict] = []
+        self.boxes: dict[str, dict | None] = {}  # CSS selector -> its box on the page, in px
         self.screenshot: bytes = b""
 
 
-def visit(page: Path, screenshot: Path, timeout_s: float = 60.0) -> PageVisit:
+def visit(page: Path, screenshot: Path, timeout_s: float = 60.0,
+          boxes: Sequence[str] = ()) -> PageVisit:
+    """Load ``page``; ``boxes``: CSS selectors whose first element's box (top, bottom, left,
+    right, from the top of the page) to report, None where nothing matches."""
     executable = chromium_path()
     if executable is None:
         raise RuntimeError("chromium is not installed")
@@ -49,7 +54,7 @@ def visit(page: Path, screenshot: Path, timeout_s: float = 60.0) -> PageVisit:
     try:
         port = _devtools_port(process, Path(profile), timeout_s)
         target = _page_target(port, timeout_s)
-        return _inspect(target, page, screenshot, timeout_s)
+        return _inspect(target, page, screenshot, timeout_s, boxes)
     finally:
         process.terminate()
         try:
@@ -88,7 +93,14 @@ _IMAGES = """JSON.stringify(Array.from(document.images).map(i => ({
   shown: i.getBoundingClientRect().width})))"""
 
 
-def _inspect(target: str, page: Path, screenshot: Path, timeout_s: float) -> PageVisit:
+_BOX = """(() => {{ const e = document.querySelector({selector}); if (!e) return null;
+  const r = e.getBoundingClientRect();
+  return JSON.stringify({{top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left,
+                          right: r.right}}); }})()"""
+
+
+def _inspect(target: str, page: Path, screenshot: Path, timeout_s: float,
+             boxes: Sequence[str]) -> PageVisit:
     found = PageVisit()
     connection = websocket.create_connection(target, timeout=timeout_s, suppress_origin=True)
     ids = iter(range(1, 1_000_000))
@@ -132,6 +144,10 @@ def _inspect(target: str, page: Path, screenshot: Path, timeout_s: float) -> Pag
             raise TimeoutError(f"{page} did not finish loading")
         result = call("Runtime.evaluate", expression=_IMAGES, returnByValue=True)
         found.images = json.loads(result["result"]["value"])
+        for selector in boxes:
+            box = call("Runtime.evaluate", expression=_BOX.format(selector=json.dumps(selector)),
+                       returnByValue=True)["result"].get("value")
+            found.boxes[selector] = None if box is None else json.loads(box)
         shot = call("Page.captureScreenshot", format="png", captureBeyondViewport=False)
         found.screenshot = base64.b64decode(shot["data"])
         screenshot.write_bytes(found.screenshot)

@@ -125,9 +125,14 @@ def test_report_opens_in_chromium_with_every_plot_visible(runs, tmp_path):
     expected_plots = len(list((run_dir / "plots" / "repeated_words").glob("*.png")))
     assert expected_plots == 5
 
-    seen = visit(run_dir / "report.html", tmp_path / "report.png")
+    seen = visit(run_dir / "report.html", tmp_path / "report.png",
+                 boxes=["#overview", "#x-repeated_words"])
     assert seen.errors == []
     assert seen.requests == []  # self-contained: nothing fetched
+    # the first screen (1280 x 800) holds the overview, ahead of the experiment's section
+    overview = seen.boxes["#overview"]
+    assert 0 < overview["top"] < overview["bottom"] <= 800, seen.boxes
+    assert seen.boxes["#x-repeated_words"]["top"] > overview["bottom"]
     assert len(seen.images) == expected_plots
     for image in seen.images:
         assert image["complete"] and image["width"] > 100 and image["shown"] > 100, image

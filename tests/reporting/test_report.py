@@ -1,11 +1,16 @@
-"""The HTML report from real records: identity without secrets, tables, samples worst first."""
+"""The HTML report from real records: the overview on its first screen (in a real Chromium),
+identity without secrets, tables, samples worst first."""
 
 import re
 
+import pytest
+
+from reporting.experiments import Experiment
 from reporting.gating.compare import endpoint_host
 from reporting.render.report import build_report, render_plots
 from reporting.storage.store import records_frame
 
+from .browser import chromium_path, visit
 from .helpers import EXPERIMENTS, MEAN, RATE, rate_run, record
 
 
@@ -57,3 +62,67 @@ def test_a_failing_renderer_is_reported_not_raised(tmp_path):
                          warnings.append)
     assert plots == {RATE.name: []}
     assert warnings == ["contextrot: plots of toy_rate failed: ZeroDivisionError: bad bin"]
+
+
+# -- the first screen ----------------------------------------------------------------------
+FIRST_SCREEN = 800  # px: the height of a laptop's browser window at 1280 px wide
+
+
+def _length_experiments(count: int) -> dict:
+    """``count`` toy experiments with a length axis (as many as the main job runs)."""
+    return {f"toy_len{i}": Experiment(name=f"toy_len{i}", title=f"toy curve {i} over lengths",
+                                      cell=("params.length",), metric="scores.accuracy",
+                                      metric_kind="rate", length="params.length")
+            for i in range(count)}
+
+
+def _overview_run(experiments: dict, samples: int) -> list:
+    """Per experiment, a curve that falls with length: right up to a point, then wrong."""
+    return [record("r1", experiment, length, i, int(length <= 2000 * (k + 1) or i % 3 == 0))
+            for k, experiment in enumerate(experiments.values())
+            for length in (1000, 2000, 4000, 8000, 16000) for i in range(samples)]
+
+
+def test_the_overview_states_each_experiment_s_headline_verdict_and_curve():
+    experiments = {**_length_experiments(2), MEAN.name: MEAN}
+    records = _overview_run(_length_experiments(2), 12) + [
+        record("r1", MEAN, 100, i, 0.5) for i in range(3)]
+    page = build_report("r1", _info(), records_frame(records), experiments, {})
+    overview = re.search(r'<table id="overview">(.*?)</table>', page).group(1)
+    rows = dict(re.findall(r'<tr><td><a href="#x-(\w+)">(.*?)</tr>', overview))
+    assert list(rows) == ["toy_len0", "toy_len1", "toy_mean"]
+    # toy_len0: right up to 2,000, a third right beyond: 0.85 x the base fails at 4,000
+    assert "accuracy 0.600 [" in rows["toy_len0"]
+    assert "effective length 2,000 [" in rows["toy_len0"]
+    assert "length AUC" in rows["toy_len0"] and rows["toy_len0"].count("<circle") == 5
+    assert "no length axis" in rows["toy_mean"]
+    for name in experiments:  # each row links to its section
+        assert f'href="#x-{name}"' in overview and f"<h2 id='x-{name}'>" in page
+    assert page.index('id="overview"') < page.index("<h2 id='x-") < page.index("<h2 id='run'>")
+
+
+def test_the_overview_says_no_verdict_and_why():
+    experiments = _length_experiments(1)
+    page = build_report("r1", _info(), records_frame(_overview_run(experiments, 2)),
+                        experiments, {})
+    overview = re.search(r'<table id="overview">(.*?)</table>', page).group(1)
+    assert "<b>no verdict (too few samples)</b>" in overview
+    assert "fewer than 10 scored samples" in overview
+
+
+def test_the_overview_fills_the_first_screen_in_chromium(tmp_path):
+    if chromium_path() is None:
+        pytest.skip("chromium is not installed (Debian: apt-get install chromium; .ci/run does)")
+    experiments = {**_length_experiments(6), MEAN.name: MEAN}  # seven, as the main job
+    records = _overview_run(_length_experiments(6), 10) + [
+        record("r1", MEAN, length, i, 0.5) for length in (100, 200) for i in range(3)]
+    page = tmp_path / "report.html"
+    page.write_text(build_report("r1", _info(), records_frame(records), experiments, {},
+                                 gate_lines=[("gate: passed: 14 cells compared", False)]))
+    seen = visit(page, tmp_path / "report.png", boxes=["#overview", "#overview tr:last-child",
+                                                       "svg.spark"])
+    assert seen.errors == [] and seen.requests == []
+    overview, last_row, curve = (seen.boxes[s] for s in ("#overview", "#overview tr:last-child",
+                                                         "svg.spark"))
+    assert 0 < overview["top"] < last_row["bottom"] <= FIRST_SCREEN, seen.boxes
+    assert curve["right"] - curve["left"] >= 100  # the small curve is drawn, not collapsed
