@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import string
+import unicodedata
 from typing import Iterable, Sequence
 
 ANSWER = re.compile(r"\[answer: ([^\]]+)\]")
@@ -41,11 +42,18 @@ def judge_main(answer: str | None, seen: bool) -> dict:
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
+_ASCII_PUNCTUATION = str.maketrans("", "", string.punctuation)
+
+
 def normalize(text: str) -> str:
     """FuzzyMatch's normalisation (openai/evals ``elsuite.utils.normalize``): lower case, no
     punctuation, no articles, single spaces; except that text made only of articles keeps
-    them ("The." is "the"), where the original leaves nothing."""
-    text = text.lower().translate(str.maketrans("", "", string.punctuation))
+    them ("The." is "the"), where the original leaves nothing, and that Unicode punctuation
+    (every ``P*`` category: curly quotes, guillemets, the ellipsis, dashes) goes as ASCII's
+    does. The original removes ASCII's only, but then compares characters, so it credits
+    ``“city councilmen”``; the whole-word rule here would not, were they left on."""
+    text = text.lower().translate(_ASCII_PUNCTUATION)
+    text = "".join(c for c in text if not unicodedata.category(c).startswith("P"))
     return " ".join(_ARTICLES.sub(" ", text).split()) or " ".join(text.split())
 
 

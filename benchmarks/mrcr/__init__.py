@@ -53,9 +53,13 @@ def add_options(group) -> None:
     add("--mrcr-merge-user-messages", action="store_true",
         help="MRCR: join the preamble and the first request (two consecutive user messages, "
              "as in the original) for endpoints that reject them")
-    add("--mrcr-max-tokens", type=int, default=None, metavar="TOKENS",
-        help="MRCR output budget (default: twice the answer's tokens plus 16, per sample; "
-             "raise it for models that think before answering)")
+    add("--mrcr-max-tokens", default=None, metavar="TOKENS|answer|none",
+        help="MRCR output cap: a number of tokens, 'answer' (twice the answer's tokens plus "
+             "16, per sample) or 'none' (no max_tokens sent). Default: none at --scale full, "
+             "as the original sends; answer at --scale test")
+    add("--mrcr-temperature", default=None, metavar="T|none",
+        help="MRCR sampling temperature: a number, or 'none' (not sent). Default: not sent "
+             "at --scale full, as the original sends no sampling parameter; 0 at --scale test")
     add("--mrcr-original-dir", default=None, metavar="DIR",
         help="MRCR: read openai/mrcr's {2,4,8}needle/*.parquet from DIR, unverified "
              "(default: the data directory's openai_mrcr/, sha256-checked)")

@@ -5,14 +5,18 @@ A pure function of the pool (passages.py), the needle count, the bin and the sam
 1. the target key (format, topic): one with at least ``needles`` passages short enough for
    the bin; the needles are that many distinct passages of it;
 2. the worked-example preamble: the verified opening line and two examples between
-   ``======EXAMPLE======`` / ``======END EXAMPLE======``, each two or three short pairs (two
-   of one key, maybe one of another) and its own question and answer, from passages used
-   nowhere else;
-3. distractors: a near miss on the topic (same topic, another format) and one on the format
-   (same format, another topic) when the pool has them, then passages drawn at random (a
-   quarter of the draws repeat a key already drawn, as the original's distractors repeat),
-   until the size reaches a target drawn log-uniformly in the bin; a pair that would leave
-   the bin is replaced by one that fits, or ends the filling;
+   ``======EXAMPLE======`` / ``======END EXAMPLE======``, turns written ``User: ...`` /
+   ``Assistant: ...`` as in the published row; each example holds two passages of one key
+   among others while they fit in half of ``PREAMBLE_TOKENS`` (the original's size), then
+   its own question and answer, all from passages used nowhere else (in the test-only bins,
+   two or three short passages per example);
+3. distractors, up to a target size drawn log-uniformly in the bin: a near miss on the topic
+   (same topic, another format) and one on the format (same format, another topic) when the
+   pool has them and the target leaves room, then passages drawn at random, each kept with
+   a chance proportional to its length (so the writings' lengths approach the original's;
+   a quarter of the draws repeat a key already drawn, as the original's distractors
+   repeat); a pair that would leave the bin is replaced by one that fits, or ends the
+   filling;
 4. needle slots uniform among all pair slots, the desired occurrence uniform in 1..n;
 5. a 10-character string of [A-Za-z0-9] that occurs in no message before the question;
 6. the final question exactly as in the original, ``answer = string + the gold passage``.
@@ -31,7 +35,7 @@ import random
 import string
 from typing import Callable
 
-from .passages import MAX_TOKENS, Pool, request
+from .passages import MAX_TOKENS, MIN_TOKENS, Pool, request
 
 OPENING = ("Here are some examples of conversations succeeded by a follow-up question "
            "answered correctly:")
@@ -39,7 +43,21 @@ EXAMPLE_START, EXAMPLE_END = "======EXAMPLE======", "======END EXAMPLE======"
 ALPHABET = string.ascii_letters + string.digits
 STRING_LENGTH = 10
 NEEDLE_SHARE = 0.6  # the needles and the answer take at most this share of the bin's top
-EXAMPLE_MAX_TOKENS = 60  # the preamble's passages: short ones
+# The preamble, as the original's: the one published row's two worked examples run to about
+# 15,100 characters of GPT-4o's writings, about 3,100 o200k tokens at that row's 4.85
+# characters a token. Matched in tokens (the bins' unit: what it leaves of a bin for pairs);
+# each example is a conversation of full-length writings. Below the original's bins (the
+# test-only bins, under 4,096 tokens) it cannot fit: there each example is two or three
+# short passages (at most EXAMPLE_MAX_TOKENS).
+PREAMBLE_TOKENS = 3_100
+TURN_TOKENS = 6  # "User: ", "\nAssistant: " and the blank line around a pair in an example
+QUESTION_TOKENS = 40  # an example's question and the answer's string
+EXAMPLE_MAX_TOKENS = 60
+# Writings are kept with a chance of (tokens / longest) ** LENGTH_BIAS: the pool's passages
+# average 336 o200k tokens (1,422 characters); the one published row's pairs average about 372
+# tokens (about 1,770 characters: GPT-4o's prose packs more characters into a token). Matched
+# in tokens, the bins' unit, so a bin holds about as many pairs as the original's.
+LENGTH_BIAS = 0.25
 REPEAT_SHARE = 0.25  # distractor draws that repeat a distractor key already drawn
 ATTEMPTS = 50
 
@@ -147,9 +165,11 @@ class _Builder:
                  + sum(self.pair_tokens(i) for i in needles))
         if fixed > self.high:
             return None
-        near = self.near_misses(self.high - fixed)
-        fixed += sum(self.pair_tokens(i) for i in near)
+        # The size first, then near misses where it leaves room: a sample near the bottom
+        # of its size holds the needles alone, as the original's smallest rows do (2 pairs)
         target = math.exp(rng.uniform(math.log(max(self.low, fixed)), math.log(self.high)))
+        near = self.near_misses(target - fixed)
+        fixed += sum(self.pair_tokens(i) for i in near)
         distractors, size = self.fill(near, fixed, target)
         if not self.low < size <= self.high:
             return None
@@ -190,31 +210,66 @@ class _Builder:
         return chosen
 
     def preamble(self) -> str | None:
-        """Two worked examples, each two passages of one key (in order), maybe one more of
-        another key between or around them, a question on one of the two, and its answer."""
-        short = {i for i in self.usable if self.pool.lengths[i] <= EXAMPLE_MAX_TOKENS}
+        """Two worked examples, each two passages of one key (in order) among passages of
+        other keys, a question on one of the two, and its answer: the original's size in
+        its bins, two or three short passages each below them."""
+        full = self.low >= 4096  # one of the original's bins
+        # the asked pair (one of them written twice) at most an eighth of the preamble each,
+        # so that the others fill it to about its size
+        longest = PREAMBLE_TOKENS // 8 if full else EXAMPLE_MAX_TOKENS
+        allowed = {i for i in self.usable if self.pool.lengths[i] <= longest}
         keys = [key for key, members in self.pool.by_key.items()
-                if key != self.key and len([i for i in members if i in short]) >= 2]
+                if key != self.key and len([i for i in members if i in allowed]) >= 2]
+        others = sorted(self.usable) if full else sorted(allowed)
+        passages = self.pool.passages
         examples = []
         for _ in range(2):
             key = self.rng.choice(keys)
-            pair = [self.take([i for i in self.pool.by_key[key] if i in short])
+            pair = [self.take([i for i in self.pool.by_key[key] if i in allowed])
                     for _ in range(2)]
-            shown = list(pair)
-            if self.rng.random() < 0.5:
-                shown.insert(self.rng.randint(0, 2), self.take(
-                    sorted(i for i in short if self.pool.passages[i].key != key)))
-            if None in shown:
+            if None in pair:
                 return None
+            shown = list(pair)
+            if full:  # writings of other keys while they fit in half the original's size
+                room = PREAMBLE_TOKENS / 2 - QUESTION_TOKENS - sum(
+                    self.pair_tokens(i) + TURN_TOKENS for i in pair) - max(
+                    self.pool.lengths[i] for i in pair)  # the answer repeats one of them
+                while (other := self.free_other(others, key, room)) is not None:
+                    shown.insert(self.rng.randint(0, len(shown)), other)
+                    room -= self.pair_tokens(other) + TURN_TOKENS
+            elif self.rng.random() < 0.5:
+                other = self.take([i for i in others if passages[i].key != key])
+                if other is None:
+                    return None
+                shown.insert(self.rng.randint(0, 2), other)
             occurrence = self.rng.randint(1, 2)
             prefix = self.random_string()
-            passages = self.pool.passages
-            turns = [f"User: {passages[i].request}\n\nAssistant: {passages[i].text}"
+            turns = [f"User: {passages[i].request}\nAssistant: {passages[i].text}"
                      for i in shown]
-            turns.append(f"User: {question(prefix, *key, occurrence)}\n\n"
+            turns.append(f"User: {question(prefix, *key, occurrence)}\n"
                          f"Assistant: {prefix}{passages[pair[occurrence - 1]].text}")
             examples.append(f"{EXAMPLE_START}\n" + "\n\n".join(turns) + f"\n\n{EXAMPLE_END}\n")
         return f"{OPENING}\n\n" + "\n".join(examples)
+
+    def free_other(self, candidates: list[int], key: tuple[str, str],
+                   room: float) -> int | None:
+        """A free passage of another key whose turn fits in ``room`` tokens, drawn as the
+        distractors are (``sized``), taken; None when the room is under a short pair's size
+        or nothing fits."""
+        if room < 2 * MIN_TOKENS:
+            return None
+        fits = lambda i: (i not in self.used and self.pool.passages[i].key != key
+                          and self.pair_tokens(i) + TURN_TOKENS <= room)
+        for _ in range(64):  # rejection: cheap while most of the pool is free
+            index = self.rng.choice(candidates)
+            if fits(index) and self.sized(index):
+                self.used.add(index)
+                return index
+        return self.take([i for i in candidates if fits(i)])
+
+    def sized(self, index: int) -> bool:
+        """Keep a drawn passage with a chance growing with its length (``LENGTH_BIAS``)."""
+        return self.rng.random() < (self.pool.lengths[index] / self.cap) ** LENGTH_BIAS
 
     def near_misses(self, room: int) -> list[int]:
         """One passage of the same topic in another format, one of the same format on
@@ -259,7 +314,7 @@ class _Builder:
                 return repeat
         for _ in range(64):  # rejection: cheap while most of the pool is free
             index = self.rng.choice(self.usable)
-            if index not in self.used:
+            if index not in self.used and self.sized(index):
                 self.used.add(index)
                 return index
         return self.take(self.usable)

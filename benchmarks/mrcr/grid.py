@@ -34,6 +34,13 @@ TEST_NEEDLES = (2,)  # the test scale: 4 samples, 12k prompt tokens in all (a cu
 MAX_PASSAGE = {"full": 800, "test": 200}
 TEST_BIN_TOKENS_PER_NEEDLE = 256  # a test-only bin holds at most high / 256 needles
 DEFAULT_MAX_BIN = "128k"  # full scale: up to Context Arena's AUC@128k; "1m" for all eight
+# The request. The original sends the messages and nothing else: at full scale no output cap
+# and no sampling parameter is sent unless asked. The test scale keeps a cap (the embedded
+# model's replies stay short on two cores) and temperature 0 (the same replies run to run).
+ANSWER_CAP = "answer"  # twice the answer's tokens plus 16, per sample
+NO_CAP = "none"
+DEFAULT_MAX_TOKENS = {"full": NO_CAP, "test": ANSWER_CAP}
+DEFAULT_TEMPERATURE = {"full": None, "test": 0.0}  # None: not sent
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,10 +108,17 @@ class Settings:
     samples: int
     seed: int
     merge_user_messages: bool
-    max_tokens: int | None  # None: twice the answer's tokens plus 16, per sample
+    max_tokens: int | str  # a number, ANSWER_CAP (twice the answer plus 16) or NO_CAP
     max_passage: int
     original_dir: str | None
     missing_original: str | None  # why the original source cannot run (when it was asked)
+    temperature: float | None = None  # None: not sent, as the original sends none
+
+    def output_cap(self, answer_tokens: int) -> int | None:
+        """The request's max_tokens; None: no cap is sent."""
+        if self.max_tokens == ANSWER_CAP:
+            return 2 * answer_tokens + 16
+        return None if self.max_tokens == NO_CAP else self.max_tokens
 
 
 def settings(option) -> Settings:
@@ -115,9 +129,8 @@ def settings(option) -> Settings:
     samples = option("mrcr_samples") or SAMPLES[scale]
     if samples < 1:
         raise ValueError(f"--mrcr-samples {samples}: give 1 or more samples per cell")
-    if option("mrcr_max_tokens") is not None and option("mrcr_max_tokens") < 1:
-        raise ValueError(f"--mrcr-max-tokens {option('mrcr_max_tokens')}: give a positive "
-                         "output budget, or leave it out (twice the answer's tokens)")
+    max_tokens = _max_tokens(option("mrcr_max_tokens"), scale)
+    temperature = _temperature(option("mrcr_temperature"), scale)
     bins = _bins(option, scale)
     choice = option("mrcr_source")
     directory = option("mrcr_original_dir")
@@ -131,9 +144,41 @@ def settings(option) -> Settings:
                    "both": ("generated", "openai")}[choice]
     return Settings(sources=sources, needles=needles, bins=bins, samples=samples,
                     seed=option("mrcr_seed"), merge_user_messages=option("mrcr_merge_user_messages"),
-                    max_tokens=option("mrcr_max_tokens"), max_passage=MAX_PASSAGE[scale],
+                    max_tokens=max_tokens, max_passage=MAX_PASSAGE[scale],
                     original_dir=directory,
-                    missing_original=missing if "openai" in sources else None)
+                    missing_original=missing if "openai" in sources else None,
+                    temperature=temperature)
+
+
+def _max_tokens(value: str | None, scale: str) -> int | str:
+    if value is None:
+        return DEFAULT_MAX_TOKENS[scale]
+    if value.strip().lower() in (ANSWER_CAP, NO_CAP):
+        return value.strip().lower()
+    try:
+        tokens = int(value)
+    except ValueError:
+        tokens = 0
+    if tokens < 1:
+        raise ValueError(f"--mrcr-max-tokens {value}: give a positive number of tokens, "
+                         f"'{ANSWER_CAP}' (twice the answer's tokens plus 16) or '{NO_CAP}' "
+                         "(no cap sent, as the original)")
+    return tokens
+
+
+def _temperature(value: str | None, scale: str) -> float | None:
+    if value is None:
+        return DEFAULT_TEMPERATURE[scale]
+    if value.strip().lower() == "none":
+        return None
+    try:
+        temperature = float(value)
+    except ValueError:
+        temperature = -1.0
+    if not 0 <= temperature <= 2:
+        raise ValueError(f"--mrcr-temperature {value}: give a temperature from 0 to 2, or "
+                         "'none' (not sent, as the original)")
+    return temperature
 
 
 def _needles(values: list[str] | None, scale: str) -> tuple[int, ...]:

@@ -49,7 +49,7 @@ async def solve(sample, ctx):
         *counts, answer_tokens = await ctx.build(
             ctx.tokenizer.count_many, [m["content"] for m in messages] + [row.answer])
         prompt_tokens = sum(counts)
-    max_tokens = settings.max_tokens or 2 * answer_tokens + 16
+    max_tokens = settings.output_cap(answer_tokens)  # None: no cap sent, as the original
     record.stimulus(messages, target_tokens=prompt_tokens, max_tokens=max_tokens,
                     o200k_tokens=prepared.prompt_tokens)
     record.detail(size_o200k=prepared.size, prompt_o200k=prepared.prompt_tokens,
@@ -58,7 +58,9 @@ async def solve(sample, ctx):
                   n_chars=row.n_chars, **prepared.details)
     record.skip_unless_fits(ctx.model)
     try:
-        completion = await record.ask(ctx.model, messages, max_tokens=max_tokens)
+        completion = await record.ask(ctx.model, messages, max_tokens=max_tokens,
+                                      uncapped=max_tokens is None,
+                                      temperature=settings.temperature)
     except Exception as error:  # a 400 other than an overflow: the client's, or the harness's
         if sample.merge_user_messages or not rejected(error):
             raise

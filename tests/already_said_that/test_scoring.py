@@ -45,6 +45,9 @@ def test_judge_main():
 def test_distractor_matching():
     assert scoring.distractor_correct("city councilmen", "City Councilmen ")
     assert not scoring.distractor_correct("the city councilmen", "city councilmen")
+    # exact mode is the original's comparison: no punctuation rule of any kind
+    assert not scoring.distractor_correct("\u201ccity councilmen\u201d", "city councilmen")
+    assert not scoring.distractor_correct("city councilmen.", "city councilmen")
     assert scoring.distractor_correct("the city councilmen", "city councilmen", "fuzzy")
     assert scoring.distractor_correct("sam.", "sam", "fuzzy")
     assert not scoring.distractor_correct("joan", "jane", "fuzzy")
@@ -77,6 +80,20 @@ def test_distractor_matching():
     ("samuel", "sam", False),
     ("yes", "yes", True),
     ("  ", "yes", False),
+    # Unicode punctuation goes as ASCII's does (every P* category), where FuzzyMatch's
+    # character comparison credits it too
+    ("\u201ccity councilmen\u201d", "city councilmen", True),  # curly quotes
+    ("city councilmen\u2026", "city councilmen", True),  # an ellipsis
+    ("\u00abcity councilmen\u00bb", "city councilmen", True),  # guillemets
+    ("\u00ab\u00a0city councilmen\u00a0\u00bb", "city councilmen", True),  # French spacing
+    ("\u300ccity councilmen\u300d\u3002", "city councilmen", True),  # CJK brackets, stop
+    ("\u2018the city councilmen\u2019, I think", "city councilmen", True),
+    ("\u00bfsam?", "sam", True),
+    ("\u201ccity\u201d", "city councilmen", False),  # still whole words, all of them
+    ("\u201ccity councilmens\u201d", "city councilmen", False),
+    ("city councilmens\u2026", "city councilmen", False),
+    ("city\u2014councilmen", "city councilmen", False),  # one word once the dash goes
+    ("\u201c\u201d", "yes", False),
 ])
 def test_fuzzy_distractor_matching(answer, ideal, credited):
     assert scoring.distractor_correct(answer, ideal, "fuzzy") is credited
@@ -84,6 +101,9 @@ def test_fuzzy_distractor_matching(answer, ideal, credited):
 
 def test_fuzzy_matching_keeps_the_originals_normalisation_otherwise():
     assert scoring.normalize("The City, the Councilmen!") == "city councilmen"
+    assert scoring.normalize("\u00abThe City\u2026\u00bb") == "city"
+    assert scoring.normalize("price: $5 + 2 = 7") == "price 5 2 7"  # ASCII symbols, as before
+    assert scoring.normalize("\u00a35 \u00d7 2") == "\u00a35 \u00d7 2"  # S*, not P*: kept
     assert scoring.normalize("  an  apple ") == "apple"
     assert scoring.normalize("The.") == "the" and scoring.normalize("...") == ""
 

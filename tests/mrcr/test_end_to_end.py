@@ -45,7 +45,11 @@ def test_a_model_answering_the_asked_occurrence_scores_1_on_both_sources(tmp_pat
                and r["details"]["copied"] == "asked" for r in found)
     assert all([m["role"] for m in request["messages"][:2]] == ["user", "user"]
                for request in server.requests)
+    # the test scale keeps a cap (twice the answer plus 16) and temperature 0
     assert all(r["max_tokens"] == 2 * r["details"]["answer_tokens"] + 16 for r in found)
+    assert {request["max_tokens"] for request in server.requests} == \
+        {r["max_tokens"] for r in found}
+    assert all(request["temperature"] == 0 for request in server.requests)
     plots = tmp_path / "results" / "run" / "plots" / "mrcr"
     assert {p.name for p in plots.iterdir()} == {"curve-generated.png", "copied-generated.png",
                                                  "curve-openai.png", "copied-openai.png"}
@@ -63,6 +67,11 @@ def test_a_model_answering_the_first_occurrence_scores_about_1_over_n(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     found = records(tmp_path / "results")
     assert len(found) == 3 * 2 * 8
+    # at full scale the request is the original's: the messages, no cap, no sampling
+    assert len(server.requests) == len(found)
+    assert all(set(request) == {"model", "messages"} for request in server.requests)
+    assert all(r["max_tokens"] is None and "temperature" not in r["model"]["sampling"]
+               for r in found)
     for record in found:
         asked_first = record["details"]["asked_occurrence"] == 1
         assert record["details"]["copied_occurrence"] == 1
@@ -78,6 +87,21 @@ def test_a_model_answering_the_first_occurrence_scores_about_1_over_n(tmp_path):
     means = [statistics.mean(r["scores"]["ratio"] for r in found if r["params"]["needles"] == n)
              for n in (2, 4, 8)]
     assert means[0] > means[1] > means[2] - 0.05
+
+
+def test_at_full_scale_a_cap_and_a_temperature_are_sent_when_asked(tmp_path):
+    with ScriptedServer(gold, context_length=CONTEXT) as server:
+        done = run(server, tmp_path / "results", "--scale", "full", "--mrcr-max-bin", "8k",
+                   "--mrcr-samples", "2", "--mrcr-needles", "2", "--mrcr-source",
+                   "generated", "--mrcr-max-tokens", "answer", "--mrcr-temperature", "0.5")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    found = records(tmp_path / "results")
+    assert len(found) == len(server.requests) == 2
+    caps = {2 * r["details"]["answer_tokens"] + 16 for r in found}
+    assert {r["max_tokens"] for r in found} == caps == \
+        {request["max_tokens"] for request in server.requests}
+    assert all(request["temperature"] == 0.5 for request in server.requests)
+    assert all(r["model"]["sampling"] == {"temperature": 0.5} for r in found)
 
 
 def test_an_endpoint_rejecting_two_user_messages_in_a_row_gets_one_line_naming_the_option(
@@ -117,3 +141,17 @@ def test_in_the_servers_own_tokens_the_bins_stay_o200k_and_counts_are_the_server
         # in white space: the template's new line joins it in one toy token)
         assert 0 <= record["target_tokens"] - record["prompt_tokens"] <= 2, record["sample_id"]
         assert record["o200k_tokens"] == record["details"]["prompt_o200k"]
+
+
+def test_the_plan_says_that_full_scale_requests_send_no_cap():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "benchmarks", "-m", "mrcr", "-q", "-p",
+         "no:cacheprovider", "--plan", "--scale", "full", "--mrcr-max-bin", "8k",
+         "--mrcr-samples", "2", "--mrcr-source", "generated", "--model", "some-model",
+         "--base-url", "http://127.0.0.1:9/v1"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    row = next(line.split() for line in done.stdout.splitlines() if line.startswith("mrcr "))
+    assert row[1] == "6" and row[4] == "0"
+    assert "6 requests send no output cap" in done.stdout

@@ -7,6 +7,7 @@ import collections
 import hashlib
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # sha256 of the JSON of the 22 rows of `--scale test --mrcr-needles 2,4,8 --mrcr-samples 2`
 # (seed 0): the generator's output, pinned. A change to the pool or the build changes it on
 # purpose: update it, and say in the commit that the stimuli changed.
-TEST_GRID_SHA256 = "69ec7c4bd9408a5afa7fd98f02836eef31976e68000fcbc1d91930cde4af9bd3"
+TEST_GRID_SHA256 = "b8901063f14d8cedc1d08ea373e22a8f02ca29771b8ebe424cf4c1be59e77ebe"
 TEST_GRID = """
 import hashlib, json
 from benchmarks.mrcr import grid, stimulus
@@ -92,7 +93,13 @@ def test_every_sample_satisfies_the_originals_invariants(built_samples, case):
     preamble = messages[0]["content"]
     assert preamble.startswith(f"{OPENING}\n\n{EXAMPLE_START}\nUser: write a ")
     assert preamble.count(EXAMPLE_START) == 2 and preamble.count(EXAMPLE_END) == 2
-    assert preamble.rstrip().endswith(EXAMPLE_END)
+    assert preamble.endswith(f"\n\n{EXAMPLE_END}\n")  # as the published row's ends
+    assert "\nAssistant: " in preamble and "\n\nAssistant: " not in preamble
+    # the original's size (about 3,100 o200k tokens) in its bins; short below them
+    if bin.test_only:
+        assert count(preamble) < 800
+    else:
+        assert 2_500 <= count(preamble) <= 3_300, count(preamble)
 
 
 def test_needles_sit_at_uniform_slots_and_the_asked_occurrence_is_uniform():
@@ -100,27 +107,39 @@ def test_needles_sit_at_uniform_slots_and_the_asked_occurrence_is_uniform():
     samples = [build(4, b, i, seed=7) for i in range(120)]
     asked = collections.Counter(s.details["occurrence"] for s in samples)
     assert stats.chisquare([asked[k] for k in (1, 2, 3, 4)]).pvalue > 0.001
-    # needle slots, as a fraction of the conversation: uniform, so their mean is about 1/2
-    where = [slot / (4 + s.details["distractors"] - 1) for s in samples
+    # each needle's slot is uniform among the sample's slots: (slot + u) / slots, u uniform
+    # in [0, 1), is then uniform in [0, 1) however few the slots (the smallest samples hold
+    # a handful of pairs, as the original's do)
+    jitter = random.Random(0)
+    where = [(slot + jitter.random()) / (4 + s.details["distractors"]) for s in samples
              for slot in s.details["needle_slots"]]
     assert stats.kstest(where, "uniform").pvalue > 0.001
 
 
 def test_distractors_hold_near_misses_on_the_topic_and_on_the_format(built_samples):
-    on_topic = 0
-    real = [(bin, built) for _, bin, built in built_samples if not bin.test_only]
+    """Where the sample's size leaves room (not in the smallest samples, which hold the
+    needles alone, as the original's smallest rows do)."""
+    on_topic = on_format = 0
+    real = [(bin, built) for _, bin, built in built_samples if bin.high >= 16384]
     for bin, built in real:
         format, topic = built.details["format"], built.details["topic"]
         asks = [r.removeprefix("write a ").split(" about ") for r in
                 requests_of(built.row.messages())]
-        assert any(f == format and t != topic for f, t in asks)  # same format, other topic
-        on_topic += any(t == topic and f != format for f, t in asks)  # same topic, other format
-    assert on_topic >= 0.8 * len(real)
+        on_format += any(f == format and t != topic for f, t in asks)  # other topic
+        on_topic += any(t == topic and f != format for f, t in asks)  # other format
+    assert on_format == len(real) and on_topic >= 0.8 * len(real)
     # other requests repeat too, as the original's distractors do
-    repeated = [built for bin, built in real if bin.high >= 16384 and any(
+    # (the preamble now takes a quarter to a half of an 8k-16k sample: fewer draws there)
+    repeated = [built for bin, built in real if any(
         n >= 2 for r, n in collections.Counter(requests_of(built.row.messages())).items()
         if r != built.row.messages()[built.row.desired_msg_index]["content"])]
-    assert len(repeated) == len([b for b, _ in real if b.high >= 16384])
+    assert len(repeated) >= 0.9 * len(real)
+
+
+def test_the_smallest_samples_hold_few_pairs_as_the_originals_do(built_samples):
+    pairs = [(built.row.total_messages - 2) // 2 for needles, bin, built in built_samples
+             if needles == 2 and bin == grid.BINS[0]]
+    assert min(pairs) <= 6 and max(pairs) <= 20, pairs
 
 
 def test_a_bin_too_small_for_its_needles_says_so():

@@ -56,12 +56,29 @@ def test_full_scale_goes_to_128k_and_every_bin_is_an_option():
     ({"mrcr_needles": ["3"]}, "--mrcr-needles 3: the original has 2, 4 and 8 needles"),
     ({"mrcr_max_bin": "2m", "scale": "full"}, "--mrcr-max-bin 2m: one of 8k, 16k"),
     ({"mrcr_samples": -1}, "--mrcr-samples -1: give 1 or more"),
-    ({"mrcr_max_tokens": 0}, "--mrcr-max-tokens 0: give a positive output budget"),
+    ({"mrcr_max_tokens": "0"}, "--mrcr-max-tokens 0: give a positive number of tokens, "
+                               "'answer' .* or 'none'"),
+    ({"mrcr_max_tokens": "lots"}, "--mrcr-max-tokens lots: give a positive number"),
+    ({"mrcr_temperature": "hot"}, "--mrcr-temperature hot: give a temperature from 0 to 2"),
+    ({"mrcr_temperature": "-1"}, "--mrcr-temperature -1: give a temperature from 0 to 2"),
     ({"scale": "full", "max_context": 3000}, "MRCR's smallest bin starts at 4096"),
 ])
 def test_a_bad_option_is_one_line_naming_the_fix(overrides, message):
     with pytest.raises(ValueError, match=message):
         grid.settings(options(**overrides))
+
+
+def test_full_scale_sends_no_cap_and_no_temperature_as_the_original_unless_asked():
+    full = grid.settings(options(scale="full", model="m"))
+    assert full.output_cap(500) is None and full.temperature is None
+    test = grid.settings(options())  # the test scale: a cap and temperature 0, as before
+    assert test.output_cap(500) == 1016 and test.temperature == 0.0
+    asked = grid.settings(options(scale="full", model="m", mrcr_max_tokens="answer",
+                                  mrcr_temperature="0"))
+    assert asked.output_cap(500) == 1016 and asked.temperature == 0.0
+    fixed = grid.settings(options(mrcr_max_tokens="4096", mrcr_temperature="None"))
+    assert fixed.output_cap(500) == 4096 and fixed.temperature is None
+    assert grid.settings(options(mrcr_max_tokens="none")).output_cap(500) is None
 
 
 def test_needle_counts_combine_and_test_bins_take_only_the_needles_they_hold():

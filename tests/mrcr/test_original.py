@@ -128,7 +128,7 @@ def options(**overrides):
     values = {"scale": "test", "model": None, "max_context": None, "mrcr_source": "auto",
               "mrcr_needles": None, "mrcr_max_bin": None, "mrcr_samples": None,
               "mrcr_seed": 0, "mrcr_merge_user_messages": False, "mrcr_max_tokens": None,
-              "mrcr_original_dir": None, **overrides}
+              "mrcr_temperature": None, "mrcr_original_dir": None, **overrides}
     return values.get
 
 
