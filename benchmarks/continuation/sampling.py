@@ -28,16 +28,14 @@ def refused_options(message: str, sent: set[str]) -> list[str]:
 async def ask(record, model, *, temperature: float, sampling: dict, seed: int,
               replicate: int):
     """``record.ask`` with every option; refused options are dropped, recorded and warned."""
-    import openai  # the client has loaded it; a module-level import would load it everywhere
-
     params = {k: v for k, v in {**sampling, "seed": seed}.items() if k not in _refused}
     while True:
         try:
             completion = await record.ask(model, temperature=temperature,
                                           replicate=replicate, **params)
             break
-        except openai.BadRequestError as error:
-            names = refused_options(str(error), set(params))
+        except Exception as error:
+            names = refused_options(str(error), set(params)) if bad_request(error) else []
             if not names:
                 raise
             for name in names:
@@ -47,6 +45,14 @@ async def ask(record, model, *, temperature: float, sampling: dict, seed: int,
     if unsupported:
         record.detail(unsupported_params=sorted(unsupported))
     return completion
+
+
+def bad_request(error: Exception) -> bool:
+    """The endpoint's 400. openai is imported here, where the client has loaded it: at module
+    level it would load everywhere, and --plan, which sends nothing, would pay its second."""
+    import openai
+
+    return isinstance(error, openai.BadRequestError)
 
 
 def _refuse(name: str, message: str) -> None:

@@ -107,11 +107,33 @@ class Prepared:
     distractor_offsets: tuple[int, ...]
 
 
-@functools.lru_cache(maxsize=8)  # a cell's depths and trials come together in the grid
-def prepare(sample: NiahSample, question: Question, needle: Needle, tokenizer, template: str,
-             include_bible: bool) -> Prepared:
-    chosen = choose_distractors(sample, len(question.distractors))
-    distractors = [question.distractors[i].text for i in chosen]
+@dataclasses.dataclass(frozen=True)
+class Budget:
+    """A cell's token budget, before any haystack is built: the template, the insertions
+    and what the length leaves for the haystack."""
+    prefix: str  # the template before the document
+    suffix: str  # and after it
+    chosen: tuple[int, ...]  # which of the question's distractors
+    distractors: tuple[str, ...]  # their texts
+    served: int  # the chat template's tokens (0 in o200k): part of the length as served
+    overhead: int  # the template's own tokens
+    needle_tokens: int
+    insertions: int  # the needle's and the distractors' tokens
+    haystack: int  # what is left for the haystack
+
+    def check(self, sample: NiahSample, haystack: int) -> None:
+        """TooShort where ``haystack`` tokens are too few to build on."""
+        if haystack <= MIN_HAYSTACK_TOKENS:
+            raise TooShort(f"{sample.length} tokens leave {haystack} for the haystack after "
+                           f"the template ({self.served + self.overhead}) and the insertions "
+                           f"({self.insertions})")
+
+
+def budget(sample: NiahSample, question: Question, needle: Needle, tokenizer,
+           template: str) -> Budget:
+    """The cell's budget: a few short counts, no haystack (TooShort where none fits)."""
+    chosen = tuple(choose_distractors(sample, len(question.distractors)))
+    distractors = tuple(question.distractors[i].text for i in chosen)
     marker = "\x00"
     prefix, suffix = template.format(haystack_with_needle=marker,
                                      retrieval_question=question.question).split(marker)
@@ -120,12 +142,30 @@ def prepare(sample: NiahSample, question: Question, needle: Needle, tokenizer, t
     overhead, needle_tokens, *distractor_tokens = tokenizer.count_many(
         [prefix + suffix, " " + needle.text, *(" " + text for text in distractors)])
     insertions = needle_tokens + sum(distractor_tokens)
-    budget = sample.length - served - overhead - insertions
+    found = Budget(prefix, suffix, chosen, distractors, served, overhead, needle_tokens,
+                   insertions, sample.length - served - overhead - insertions)
+    found.check(sample, found.haystack)
+    return found
+
+
+def request_tokens(sample: NiahSample, question: Question, needle: Needle, tokenizer,
+                   template: str) -> int:
+    """The prompt's size as the server counts it, unbuilt: ``build`` cuts the haystack so that
+    no depth's prompt exceeds the length, and joins rarely merge tokens, so the length is
+    the size (an upper bound; built prompts measured 0 to 2 o200k tokens shorter)."""
+    budget(sample, question, needle, tokenizer, template)  # TooShort, as a build would
+    return sample.length
+
+
+@functools.lru_cache(maxsize=8)  # a cell's depths and trials come together in the grid
+def prepare(sample: NiahSample, question: Question, needle: Needle, tokenizer, template: str,
+             include_bible: bool) -> Prepared:
+    cell = budget(sample, question, needle, tokenizer, template)
+    prefix, suffix, distractors = cell.prefix, cell.suffix, list(cell.distractors)
+    served, needle_tokens, tokens = cell.served, cell.needle_tokens, cell.haystack
     for _ in range(MAX_REBUILDS + 1):
-        if budget <= MIN_HAYSTACK_TOKENS:
-            raise TooShort(f"{sample.length} tokens leave {budget} for the haystack after the "
-                           f"template ({served + overhead}) and the insertions ({insertions})")
-        hay = haystack_counted(sample, tokenizer, budget, include_bible)
+        cell.check(sample, tokens)
+        hay = haystack_counted(sample, tokenizer, tokens, include_bible)
         offsets = distractor_offsets(hay.text, sample.distractor_seed, len(distractors))
         with_distractors = haystack.insert_counted(hay, list(zip(offsets, distractors)),
                                                    tokenizer)
@@ -135,8 +175,8 @@ def prepare(sample: NiahSample, question: Question, needle: Needle, tokenizer, t
             first.wrap(prefix, suffix, tokenizer).tokens)
         if longest <= sample.length:
             break
-        budget -= longest - sample.length
-    return Prepared(with_distractors, prefix, suffix, budget, tuple(chosen), tuple(offsets))
+        tokens -= longest - sample.length
+    return Prepared(with_distractors, prefix, suffix, tokens, cell.chosen, tuple(offsets))
 
 
 def haystack_text(sample: NiahSample, tokenizer, budget: int, include_bible: bool) -> str:

@@ -62,6 +62,17 @@ def chosen_pair(s: dict, sample):
     return next((q, n) for q, n in s["chosen"] if n.id == sample.needle)
 
 
+def request_size(sample, ctx) -> tuple[int, int]:
+    """``--plan`` without building: every haystack is cut to the sample's length."""
+    s = settings(ctx.config)
+    question, needle = chosen_pair(s, sample)
+    try:
+        prompt = stimulus.request_tokens(sample, question, needle, ctx.tokenizer, s["template"])
+    except stimulus.TooShort as reason:
+        ctx.record.skip(str(reason))
+    return prompt, stimulus.MAX_OUTPUT_TOKENS
+
+
 @dataclasses.dataclass(frozen=True)
 class Answered:
     """What a NIAH sample asked of models: the answer and, with an LLM judge, its replies."""

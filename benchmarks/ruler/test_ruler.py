@@ -44,7 +44,7 @@ def pytest_generate_tests(metafunc):
     parametrize_samples(metafunc, EXPERIMENT.name, samples, smoke=lambda x: x is first)
 
 
-def request_size(sample, config) -> tuple[int, int]:
+def request_size(sample, ctx) -> tuple[int, int]:
     """``--plan`` without building: a prompt is fitted to its length less the tokens to
     generate (to within a thousandth), so that is its size, in any token unit."""
     generate = grid.TASKS[sample.task].tokens_to_generate

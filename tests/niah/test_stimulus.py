@@ -49,6 +49,29 @@ def test_too_short_a_length_is_refused_with_the_reason():
         build(length=150)
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mode=st.sampled_from(grid.MODES), length=st.sampled_from(grid.LENGTHS[:4] + (2_000,)),
+       depth=st.sampled_from(grid.DEPTHS), distractors=st.sampled_from(grid.DISTRACTOR_COUNTS),
+       trial=st.integers(0, 4))
+def test_the_plans_unbuilt_size_is_the_built_size_within_three_tokens(mode, length, depth,
+                                                                      distractors, trial):
+    """--plan sizes a NIAH sample without building it: its length, which the built prompt
+    reaches or falls short of by at most 3 tokens (measured on the 1,980 full-grid samples
+    up to 5k: 0 short 1,591 times, 1 short 330, 2 short 59)."""
+    sample = grid.NiahSample(mode, QUESTION.id, NEEDLE.id, length, depth, distractors, trial)
+    planned = stimulus.request_tokens(sample, QUESTION, NEEDLE, o200k(), stimulus.SPEC_TEMPLATE)
+    built = stimulus.build(sample, QUESTION, NEEDLE, o200k())
+    assert planned == length
+    assert planned - 3 <= built.prompt_tokens <= planned
+
+
+def test_the_plan_skips_a_length_too_short_as_the_build_does():
+    sample = grid.NiahSample("seq", QUESTION.id, NEEDLE.id, 150, 50, 4, 0)
+    for size in (stimulus.build, lambda *a: stimulus.request_tokens(*a, stimulus.SPEC_TEMPLATE)):
+        with pytest.raises(stimulus.TooShort, match="150 tokens leave"):
+            size(sample, QUESTION, NEEDLE, o200k())
+
+
 @pytest.mark.parametrize("mode", grid.MODES)
 def test_distractors_stay_put_across_depths(mode):
     built = [build(mode, 3_000, depth, 4, trial=2) for depth in grid.DEPTHS]
