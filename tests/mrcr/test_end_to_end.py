@@ -144,13 +144,9 @@ def test_in_the_servers_own_tokens_the_bins_stay_o200k_and_counts_are_the_server
 
 
 def test_the_plan_says_that_full_scale_requests_send_no_cap():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "benchmarks", "-m", "mrcr", "-q", "-p",
-         "no:cacheprovider", "--plan", "--scale", "full", "--mrcr-max-bin", "8k",
-         "--mrcr-samples", "2", "--mrcr-source", "generated", "--model", "some-model",
-         "--base-url", "http://127.0.0.1:9/v1"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    done = run_pytest("-m", "mrcr", "-q", "--plan", "--scale", "full", "--mrcr-max-bin", "8k",
+                      "--mrcr-samples", "2", "--mrcr-source", "generated",
+                      "--model", "some-model", "--base-url", "http://127.0.0.1:9/v1")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     row = next(line.split() for line in done.stdout.splitlines() if line.startswith("mrcr "))
     assert row[1] == "6" and row[4] == "0"
