@@ -219,9 +219,11 @@ async def test_the_gate_holds_a_request_until_the_one_computing_its_prefix_is_an
 
 
 @pytest.mark.asyncio
-async def test_one_connection_serves_a_started_conversation_first():
-    throttle, order = Throttle(1, turns=Turns()), []
+@pytest.mark.parametrize("shared", [False, True])
+async def test_one_connection_serves_a_started_conversation_first(shared, tmp_path):
+    throttle = Throttle(1, turns=Turns(tmp_path / "turn.lock" if shared else None))
     throttle.succeeded()
+    order = []
 
     async def conversation(name, turns):
         request_owner.set(name)
@@ -234,3 +236,19 @@ async def test_one_connection_serves_a_started_conversation_first():
 
     await asyncio.gather(conversation("a", 3), conversation("b", 3))
     assert order == ["a0", "a1", "a2", "b0", "b1", "b2"]
+
+
+@pytest.mark.asyncio
+async def test_the_turn_is_taken_across_processes(tmp_path):
+    mine, theirs = Turns(tmp_path / "turn.lock"), Turns(tmp_path / "turn.lock")
+    assert mine.claim("a") and mine.claim("a") and not mine.claim("b")
+    assert not theirs.claim("c")  # another process (its own open file) waits
+    assert mine.end("a") and not theirs.claim("c")  # kept for a next sample of mine...
+    assert mine.claim("b") and mine.end("b")
+    await asyncio.sleep(Turns.GRACE_S * 2)  # ...which did not come: the lock goes back
+    assert theirs.claim("c") and not mine.claim("a")
+    assert theirs.end("c")
+    await asyncio.sleep(Turns.GRACE_S * 2)
+    mine.HOLD_S = 0  # held long enough: given up at once, and not taken back at once
+    assert mine.claim("a") and mine.end("a") and not mine.claim("b")
+    assert theirs.claim("d")
