@@ -93,12 +93,12 @@ LARGEST = (
 SECTIONS = ("subset", "per-sample", "full-grid", "prefix")
 # (name, responder, selection): grids with prompts that share prefixes, and one without
 PREFIX_GRIDS = (
-    ("NIAH seq, 1 needle, 1k-50k, 11 depths x 3 distractor counts, 5 trials", "no",
+    ("NIAH seq, 1 needle, 1k-50k, 11 depths x 3 distractors, 1 trial", "no",
      ["-m", "niah", "--scale", "full", "--niah-modes", "seq", "--niah-needles", "ferry1",
-      "-k", "ctx1k or ctx5k or ctx10k or ctx50k"]),
-    ("RULER haystack tasks, 4k-16k, 50 samples", "no",
-     ["-m", "ruler", "--scale", "full", "--ruler-lengths", "4096,8192,16384",
-      "--ruler-samples", "50", "--ruler-tasks",
+      "--niah-trials", "1", "-k", "ctx1k or ctx5k or ctx10k or ctx50k"]),
+    ("RULER haystack tasks, 4k and 8k, 20 samples", "no",
+     ["-m", "ruler", "--scale", "full", "--ruler-lengths", "4096,8192",
+      "--ruler-samples", "20", "--ruler-tasks",
       "niah_single_1,niah_single_2,niah_single_3,niah_multikey_1,niah_multivalue,"
       "niah_multiquery,vt"]),
     ("continuation, tiers to 32k, 3 rounds", "no",
