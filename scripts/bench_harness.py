@@ -34,7 +34,17 @@ The sections (all by default; name some to run only those):
     full-grid   the whole repeated-words grid of one pair (1,090 samples, up to 10,000 words)
                 at 16 and 64 connections, without and with ``-n 2``
 
-    python scripts/bench_harness.py [--latency 0.2] [subset] [per-sample] [full-grid]
+    prefix      the order of requests for a prefix cache (fixtures/prefix.py): grids with
+                shared prefixes (NIAH, RULER's haystack tasks, continuation's rounds; and
+                repeated words, which shares nothing worth waiting for) against the
+                scripted server's prefix cache model (16-token blocks, ``--cache-tokens``,
+                LRU) at 64 connections, ``--prefix-order off`` then ``on``: the prompt
+                tokens the server computed, the lower bound (the distinct blocks of all the
+                run's prompts: their prefix tree), computed / bound, what the cache served,
+                and wall time with prefill on one lane at ``--prefill`` s a token (prefill
+                dominates); then the records' scores of both runs compared
+
+    python scripts/bench_harness.py [--latency 0.2] [subset] [per-sample] [full-grid] [prefix]
 
 NIAH, continuation and already-said-that read their data from ``$CONTEXTROT_DATA_DIR``.
 """
@@ -80,7 +90,21 @@ LARGEST = (
      ["-m", "already_said_that", "--scale", "full", "--ast-variant", "distractorless",
       "--ast-samples", "1"]),
 )
-SECTIONS = ("subset", "per-sample", "full-grid")
+SECTIONS = ("subset", "per-sample", "full-grid", "prefix")
+# (name, responder, selection): grids with prompts that share prefixes, and one without
+PREFIX_GRIDS = (
+    ("NIAH seq, 1 needle, 1k-50k, 11 depths x 3 distractors, 1 trial", "no",
+     ["-m", "niah", "--scale", "full", "--niah-modes", "seq", "--niah-needles", "ferry1",
+      "--niah-trials", "1", "-k", "ctx1k or ctx5k or ctx10k or ctx50k"]),
+    ("RULER haystack tasks, 4k and 8k, 20 samples", "no",
+     ["-m", "ruler", "--scale", "full", "--ruler-lengths", "4096,8192",
+      "--ruler-samples", "20", "--ruler-tasks",
+      "niah_single_1,niah_single_2,niah_single_3,niah_multikey_1,niah_multivalue,"
+      "niah_multiquery,vt"]),
+    ("continuation, tiers to 32k, 3 rounds", "no",
+     ["-m", "continuation", "--scale", "full", "--max-context", "32768"]),
+    ("repeated words 25-75 words (nothing to wait for)", "copy", SUBSET),
+)
 
 
 def remembers(request: dict) -> str:
@@ -104,8 +128,10 @@ RSS_WRAPPER = ("import os, resource, subprocess, sys\n"
                "sys.exit(code)\n")
 
 
-def run_pytest(server: ScriptedServer, selection: list[str], extra: list[str]) -> dict:
-    """One pytest command against ``server``; its timings, record count, CPU and peak RSS."""
+def run_pytest(server: ScriptedServer, selection: list[str], extra: list[str],
+               keep: bool = False) -> dict:
+    """One pytest command against ``server``; its timings, record count, CPU and peak RSS
+    (``keep``: and each record's outcome and scores, by node id)."""
     with tempfile.TemporaryDirectory() as tmp:
         stamps, rss = Path(tmp) / "stamps.json", Path(tmp) / "rss"
         command = [sys.executable, "-c", RSS_WRAPPER, sys.executable, "-m", "pytest",
@@ -126,6 +152,8 @@ def run_pytest(server: ScriptedServer, selection: list[str], extra: list[str]) -
                      + done.stdout[-3000:] + done.stderr[-3000:])
         samples = Path(tmp) / "results" / "bench" / "samples.jsonl"
         records = len(samples.read_text().splitlines())
+        scores = {r["nodeid"]: (r["outcome"], r["scores"]) for r in
+                  map(json.loads, samples.read_text().splitlines())} if keep else None
         arrivals = sorted(json.loads(stamps.read_text()))
         first_request = min(started for started, _ in server.answered)
         peak, cpu = rss.read_text().split()
@@ -134,7 +162,7 @@ def run_pytest(server: ScriptedServer, selection: list[str], extra: list[str]) -
                 "requests": len(server.answered), "in_flight": server.peak_in_flight,
                 "gaps": [b - a for a, b in zip(arrivals, arrivals[1:])], "cpu": float(cpu),
                 "rss_mb": max(map(int, Path(f"{stamps}.rss").read_text().split())) / 1024,
-                "all_rss_mb": int(peak) / 1024}
+                "all_rss_mb": int(peak) / 1024, "scores": scores}
 
 
 HEADER = (f"{'run':<30} {'wall':>7} {'start-up':>9} {'engine':>7} {'ideal':>6} "
@@ -228,6 +256,36 @@ def full_grid(latency: float) -> None:
                 print(timed_row(name, result, latency, connections), flush=True)
 
 
+def prefix(latency: float, prefill: float, cache_tokens: int, grids: list[str]) -> None:
+    print(f"\nrequests ordered for a prefix cache: the scripted server's cache model "
+          f"({cache_tokens:,} tokens in 16-token blocks, LRU), prefill {prefill * 1e6:.0f} us a "
+          f"token on one lane, {latency * 1000:.0f} ms a reply, --max-connections 64; load "
+          f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"  {'grid':<44} {'order':>5} {'samples':>7} {'prompt tok':>12} {'computed':>12} "
+          f"{'bound':>12} {'/bound':>6} {'cached':>6} {'wall':>7} {'same scores':>11}")
+    for name, responder, selection in PREFIX_GRIDS:
+        if grids and not any(g in name for g in grids):
+            continue
+        if not name.startswith("repeated") and not _data_dir(name):
+            continue
+        scores = {}
+        for order in ("off", "on"):
+            with ScriptedServer(RESPONDERS.get(responder, responder), context_length=2_000_000,
+                                latency_s=latency, prefix_cache_tokens=cache_tokens,
+                                prefill_s_per_token=prefill) as server:
+                result = run_pytest(server, selection, ["--max-connections", "64",
+                                                        "--prefix-order", order], keep=True)
+                counts = server.prefix_cache.counts()
+            scores[order] = result["scores"]
+            same = "" if order == "off" else ("yes" if scores["on"] == scores["off"] else "NO")
+            print(f"  {name[:44]:<44} {order:>5} {result['records']:>7} "
+                  f"{counts['prompt_tokens']:>12,} {counts['computed_tokens']:>12,} "
+                  f"{counts['lower_bound']:>12,} "
+                  f"{counts['computed_tokens'] / counts['lower_bound']:>5.2f}x "
+                  f"{counts['served_tokens'] / counts['prompt_tokens']:>6.1%} "
+                  f"{result['wall']:>6.1f}s {same:>11}", flush=True)
+
+
 def _data_dir(what: str) -> bool:
     if os.environ.get("CONTEXTROT_DATA_DIR"):
         return True
@@ -240,6 +298,12 @@ def main() -> None:
     parser.add_argument("sections", nargs="*", metavar="SECTION",
                         help=f"what to run: {', '.join(SECTIONS)} (default: all)")
     parser.add_argument("--latency", type=float, default=0.2, metavar="SECONDS")
+    parser.add_argument("--prefill", type=float, default=2e-6, metavar="SECONDS",
+                        help="prefix section: prefill time per uncached token (one lane)")
+    parser.add_argument("--cache-tokens", type=int, default=20_000_000, metavar="TOKENS",
+                        help="prefix section: the server's prefix cache capacity")
+    parser.add_argument("--grid", action="append", default=[], metavar="WORDS",
+                        help="prefix section: only the grids whose name holds WORDS")
     parser.add_argument("--skip-niah", action="store_true",
                         help="leave out the 900k-token NIAH memory measurement (subset)")
     args = parser.parse_args()
@@ -254,6 +318,9 @@ def main() -> None:
         per_sample()
     if "full-grid" in sections:
         full_grid(args.latency)
+    if "prefix" in sections:
+        prefix(args.latency, args.prefill, args.cache_tokens,
+               args.grid)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,13 @@ class ContinuationSample(SampleParams):
     metric_set: str = DEFAULT_SET
 
     @property
+    def prefix_group(self) -> tuple:
+        """A tier's rounds send the same prompt (fixtures/prefix.py runs them back to back)."""
+        return self.text, self.context, self.metric_set
+
+    prefix_share = 1.0
+
+    @property
     def id(self) -> str:
         return f"{tier_id(self.context)}-r{self.round:02d}"  # "r01" is not in "r10"
 

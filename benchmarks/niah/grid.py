@@ -44,6 +44,16 @@ class NiahSample(SampleParams):
                 f"-dx{self.distractors}-t{self.trial:02d}")
 
     @property
+    def prefix_group(self) -> tuple:
+        """A cell's depths and distractor counts share its haystack up to the first insertion
+        (fixtures/prefix.py orders them back to back, the deepest first)."""
+        return self.mode, self.question, self.needle, self.length, self.trial
+
+    @property
+    def prefix_share(self) -> float:
+        return self.depth / 100
+
+    @property
     def shuffle_seed(self) -> int:
         return SHUFFLE_SEED_BASE + self.trial * SHUFFLE_SEED_STRIDE
 

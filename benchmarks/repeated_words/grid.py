@@ -31,6 +31,16 @@ class RepeatedWordsSample(SampleParams):
     position: int  # 0-based index of the modified word
 
     @property
+    def prefix_group(self) -> tuple:
+        """A length's positions share the prompt up to the modified word (fixtures/prefix.py
+        orders them back to back, the latest first)."""
+        return self.common, self.modified, self.n
+
+    @property
+    def prefix_share(self) -> float:
+        return self.position / self.n
+
+    @property
     def id(self) -> str:
         # "n25w": the unit ends the number, so "-k n25w" does not select n250w
         return f"{pair_slug(self.common, self.modified)}-n{self.n}w-pos{self.position:04d}"

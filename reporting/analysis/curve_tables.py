@@ -21,6 +21,7 @@ import pandas as pd
 from reporting.experiments import Experiment
 from reporting.storage.records import OUTCOMES
 from reporting.analysis.stats import mean_interval
+from reporting.analysis.summary import cached_share
 
 
 def scored(frame: pd.DataFrame, experiment: Experiment) -> pd.DataFrame:
@@ -170,14 +171,16 @@ def cells_markdown(experiments: dict[str, Experiment], summaries: dict[str, list
         lines += [f"## {name}: {experiment.title}", ""]
         columns = list(rows[0]["cell"]) if rows else []
         header = [*columns, f"{short(experiment.metric)} (mean)", "95% interval", "n scored",
-                  *OUTCOMES]
+                  *OUTCOMES, "prompt tokens cached"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for row in rows:
             interval = "—" if row["ci_low"] is None else \
                 f"[{number(row['ci_low'])}, {number(row['ci_high'])}]"
             lines.append("| " + " | ".join([*(str(row["cell"][c]) for c in columns),
                                             number(row["mean"]), interval, str(row["n"]),
-                                            *(str(row["outcomes"][o]) for o in OUTCOMES)])
+                                            *(str(row["outcomes"][o]) for o in OUTCOMES),
+                                            cached_share(row["prompt_tokens"],
+                                                         row.get("cached_tokens"))])
                          + " |")
         lines.append("")
     return "\n".join(lines)
@@ -187,13 +190,15 @@ def cells_csv(summaries: dict[str, list[dict]]) -> str:
     handle = io.StringIO()
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(["experiment", "cell", "metric", "mean", "ci_low", "ci_high", "n",
-                     *OUTCOMES, "prompt_tokens", "completion_tokens", "latency_s"])
+                     *OUTCOMES, "prompt_tokens", "completion_tokens", "latency_s",
+                     "cached_tokens"])
     for name, rows in summaries.items():
         for row in rows:
             writer.writerow([name, " ".join(f"{k}={v}" for k, v in row["cell"].items()),
                              row["metric"], row["mean"], row["ci_low"], row["ci_high"],
                              row["n"], *(row["outcomes"][o] for o in OUTCOMES),
-                             row["prompt_tokens"], row["completion_tokens"], row["latency_s"]])
+                             row["prompt_tokens"], row["completion_tokens"], row["latency_s"],
+                             row.get("cached_tokens")])
     return handle.getvalue()
 
 

@@ -43,8 +43,25 @@ def summarize(frame: pd.DataFrame, experiment: Experiment) -> list[dict]:
             "completion_tokens": int(cell.get("completion_tokens", pd.Series(dtype=float))
                                      .fillna(0).sum()),
             "latency_s": round(float(cell["latency_s"].fillna(0).sum()), 3),
+            "cached_tokens": cached_total(cell),
         })
     return rows
+
+
+def cached_total(frame: pd.DataFrame) -> int | None:
+    """The prompt tokens the endpoint's prefix cache served (records' ``cached_tokens``);
+    None where no record says (the endpoint does not report it)."""
+    if "cached_tokens" not in frame or frame["cached_tokens"].isna().all():
+        return None
+    return int(frame["cached_tokens"].fillna(0).sum())
+
+
+def cached_share(prompt_tokens: int | None, cached_tokens: int | None) -> str:
+    """``12,000 of 40,000 (30.0%)``; ``not reported`` where the endpoint said nothing."""
+    if cached_tokens is None:
+        return "not reported"
+    share = f" ({cached_tokens / prompt_tokens:.1%})" if prompt_tokens else ""
+    return f"{cached_tokens:,} of {prompt_tokens or 0:,}{share}"
 
 
 def _finite(value: float) -> float | None:

@@ -28,7 +28,7 @@ from reporting.analysis.curve_tables import (CurvePoint, curve, curve_axes, matr
 from reporting.experiments import Experiment
 from reporting.storage.records import OUTCOMES
 from reporting.storage.store import experiment_frames
-from reporting.analysis.summary import cell_label, summarize
+from reporting.analysis.summary import cached_share, cached_total, cell_label, summarize
 from reporting.analysis.verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
                                VerdictSettings)
 from reporting.analysis.verdicts import NO_LENGTH_AXIS, Verdict, estimate_text
@@ -142,6 +142,9 @@ def identity_section(run_id: str, info: dict, frame: pd.DataFrame, *, started: s
                      or "fixed in each experiment's grid")),
         ("samples", escape(f"{len(frame)} recorded: " + ", ".join(
             f"{o} {counts.get(o, 0)}" for o in OUTCOMES))),
+        ("prompt tokens cached", escape(cached_share(
+            int(frame["prompt_tokens"].fillna(0).sum()) if "prompt_tokens" in frame else 0,
+            cached_total(frame) if not frame.empty else None))),
         ("started / finished", escape(f"{started or '—'} / {finished or '—'}")),
         ("exit status", escape("—" if exit_status is None else exit_status)),
         ("python, platform", escape(f"{info.get('python', '—')}, {info.get('platform', '—')}")),
@@ -165,7 +168,9 @@ def summary_table(experiment: Experiment, rows: list[dict]) -> str:
         mean = "—" if row["mean"] is None else f"{row['mean']:.3f}"
         body.append([escape(" ".join(f"{k}={v}" for k, v in row["cell"].items())), mean, interval,
                      row["n"], *(row["outcomes"][o] for o in OUTCOMES),
-                     f"{row['prompt_tokens']} / {row['completion_tokens']}",
+                     f"{row['prompt_tokens']} / {row['completion_tokens']}" + (
+                         "" if row.get("cached_tokens") is None
+                         else f" ({row['cached_tokens']} cached)"),
                      f"{row['latency_s']:.1f}"])
     return html_table(header, body, numeric=set(range(1, len(header))))
 

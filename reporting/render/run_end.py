@@ -93,6 +93,11 @@ def end_run(end: RunEnd) -> Ended:
     lines.append((f"samples: {len(end.received)} received of {end.expected} expected; model "
                   f"calls: {end.model_calls} (+{end.cached_calls} served from the response "
                   "cache)", None))
+    if "cached_tokens" in frame and frame["cached_tokens"].notna().any():
+        from reporting.analysis.summary import cached_share, cached_total
+
+        lines.append(("prompt tokens served by the endpoint's prefix cache: " + cached_share(
+            int(frame["prompt_tokens"].fillna(0).sum()), cached_total(frame)), None))
     for name, paths in files.plots.items():
         lines.append((f"plots of {name}: {len(paths)} in {run_dir / 'plots' / name}", None))
     lines += missing_lines(end)

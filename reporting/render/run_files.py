@@ -26,7 +26,7 @@ from reporting.experiments import Experiment
 from reporting.gating.gate import compact_samples
 from reporting.render.report import build_report, render_plots
 from reporting.storage.store import ResultsStore, experiment_frames
-from reporting.analysis.summary import summarize
+from reporting.analysis.summary import cached_total, summarize
 from reporting.analysis.verdict_settings import VerdictSettings, from_run_options
 from reporting.analysis.verdicts import Verdict, verdicts
 
@@ -80,6 +80,9 @@ def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
         "missing": list(missing),
         "model_calls": _total(frame, "model_calls"),
         "cached_calls": _total(frame, "cached_calls"),
+        # the endpoint's prefix cache: prompt tokens it served (None: it does not say)
+        "prompt_tokens": _total(frame, "prompt_tokens"),
+        "cached_tokens": cached_total(frame) if not frame.empty else None,
         "verdict_rules": settings.to_dict(),
         "verdicts": {name: v.to_dict() for name, v in found.items()},
         "findings": notes,
