@@ -4,7 +4,9 @@ Each case runs ``pytest benchmarks`` (or ``python -m reporting``) as a subproces
 project's root, against the scripted OpenAI-compatible server on 127.0.0.1 with the fault
 injected, on a fresh results folder, and checks what the table promises: the exit status,
 the one line naming the problem and the fix, and no traceback anywhere in the output.
-A run selects one repeated-words sample (``ONE``) unless the row needs more.
+A run selects one repeated-words sample (``ONE``) unless the row needs more. Every run has
+an API key in ``$OPENAI_API_KEY`` and shows all it can (``-l --tb=long --junitxml``; some
+rows DEBUG logging too): the key must appear nowhere, in the output or in any file written.
 
 Read-only folders and a full disk are real: the run is started in a mount namespace of its
 own (``unshare --mount``) where its folder is bind-mounted read-only, or is a small tmpfs
@@ -119,6 +121,7 @@ class Row:
     prepare: Callable[[Path], object] | None = None  # makes files in the test's folder
     check: Callable[[Path], None] | None = None  # more on the results folder
     xdist: bool = False  # also run it with -n 2
+    debug: bool = False  # also run it with DEBUG logging (httpx's, openai's) shown and kept
 
     def command(self, server: ScriptedServer, tmp: Path, *more: str) -> list[str]:
         args = [fill_in(a, server, tmp) for a in [*self.args, *SHOW_ALL]]
@@ -313,7 +316,7 @@ ROWS: dict[str, Row] = {
     # a fault every request would meet, met first by NIAH (its judge fixture included)
     "niah-refused-key": Row(NIAH, 2, r"refused the request \(401\): check the API key",
                             fault=lambda server: setattr(server, "api_key", SECRET),
-                            xdist=True),
+                            xdist=True, debug=True),
     "niah-closed-port": Row(["--base-url", "http://127.0.0.1:{closed}/v1", *NIAH], 2,
                             r"cannot reach http://127\.0\.0\.1:\d+/v1 .*: start the server"),
     "niah-builtin-random-cannot-count": Row(
@@ -340,14 +343,15 @@ ROWS: dict[str, Row] = {
                                 r"--tokenizer server: cannot reach http://127\.0\.0\.1:\d+ "
                                 r"\(.*\): start the server, or fix --base-url"),
     "tokenize-refused-key": Row(SERVER_UNIT, 2, r"refused the (request|key) \(401\)",
-                                fault=lambda server: setattr(server, "api_key", SECRET)),
+                                fault=lambda server: setattr(server, "api_key", SECRET),
+                                debug=True),
     "tokenize-fails-after-the-probe": Row(
         SERVER_UNIT, 2, rf"/tokenize answered 500 \(injected fault 500\); {COUNTING_FIX}",
         fault=counting(Fault(500), when=lambda n, body: n > 1)),
     "tokenize-fails-mid-run": Row(
         SERVER_UNIT, 2, rf"/tokenize answered 503 \(injected fault 503\); {COUNTING_FIX}",
         fault=counting(Fault(503, headers={"Retry-After": "0"}), when=long_text),
-        xdist=True),
+        xdist=True, debug=True),
     "tokenize-tokens-without-id": Row(
         SERVER_UNIT, 2, "answered a tokenize request with tokens that are neither ids nor "
         "objects with an integer 'id'",
@@ -415,9 +419,12 @@ ROWS: dict[str, Row] = {
                           r"gate: REFUSED \(exit 8\): baseline .*empty.jsonl holds no samples",
                           prepare=lambda tmp: (tmp / "empty.jsonl").write_bytes(b"")),
 }
+DEBUG_LOG = ("--log-level", "DEBUG", "--log-cli-level", "DEBUG", "-o", "junit_logging=all")
 CASES = [pytest.param(name, (), id=name) for name in ROWS] + \
     [pytest.param(name, ("-n", "2"), id=f"{name}-n2") for name, row in ROWS.items()
-     if row.xdist]
+     if row.xdist] + \
+    [pytest.param(name, DEBUG_LOG, id=f"{name}-debug-log") for name, row in ROWS.items()
+     if row.debug]
 
 
 @pytest.mark.parametrize(("name", "more"), CASES)
