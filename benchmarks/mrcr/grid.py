@@ -126,7 +126,8 @@ def settings(option) -> Settings:
     the fix. Reads no data: whether the original's files are there is a stat, not a read."""
     scale = option("scale")
     needles = _needles(option("mrcr_needles"), scale)
-    samples = option("mrcr_samples") or SAMPLES[scale]
+    samples = option("mrcr_samples")
+    samples = SAMPLES[scale] if samples is None else samples  # 0 is refused, not the default
     if samples < 1:
         raise ValueError(f"--mrcr-samples {samples}: give 1 or more samples per cell")
     max_tokens = _max_tokens(option("mrcr_max_tokens"), scale)

@@ -17,7 +17,9 @@ Download the files (1.39 GB) with ``python -m benchmarks.mrcr.original``.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import json
 from pathlib import Path
 
@@ -28,6 +30,7 @@ COLUMNS = ("prompt", "answer", "random_string_to_prepend", "n_needles", "desired
 OPTIONAL = ("date_added",)  # only in the fixed revision: marks the replaced rows
 MAX_CHARS_PER_TOKEN = 16
 MAX_BYTES_PER_CHAR = 4
+FIX = "replace it with openai/mrcr's file (`python -m benchmarks.mrcr.original` downloads them)"
 
 
 def relative(needles: int, shard: int) -> str:
@@ -75,16 +78,12 @@ class Rows:
     def __init__(self, files: list[Path]):
         import pyarrow as pa
         import pyarrow.compute as pc
-        import pyarrow.parquet as pq
 
-        tables = []
-        for path in files:
-            present = set(pq.read_schema(path).names)
-            lacking = [c for c in COLUMNS if c not in present]
-            if lacking:
-                raise ValueError(f"{path}: not an openai/mrcr file (no {', '.join(lacking)})")
-            tables.append(pq.read_table(path, columns=list(COLUMNS) + sorted(
-                present.intersection(OPTIONAL))))
+        from fixtures.data import read_checked
+
+        tables = [read_checked(path, read_file, FIX) for path in files]
+        self.files = list(files)
+        self.ends = list(itertools.accumulate(t.num_rows for t in tables))  # rows per file
         self.table = tables[0] if len(tables) == 1 else pa.concat_tables(
             [t.select(tables[0].column_names) for t in tables])
         chars = pc.add(pc.utf8_length(self.table.column("prompt")),
@@ -101,12 +100,19 @@ class Rows:
     def size(self, index: int) -> int:
         """o200k tokens of the message contents plus the answer (the original's binning)."""
         if index not in self._sizes:
+            from fixtures.data import DataUnavailable, data_problem
             from fixtures.tokenizer import o200k
 
             count = o200k().count
             row = self.row(index)
-            self._sizes[index] = (sum(count(m["content"]) for m in json.loads(row["prompt"]))
-                                  + count(row["answer"]))
+            try:
+                contents = [m["content"] for m in conversation(row["prompt"])]
+            except (ValueError, KeyError, TypeError) as error:
+                shard = bisect.bisect_right(self.ends, index)
+                first = self.ends[shard - 1] if shard else 0
+                raise DataUnavailable(f"{self.files[shard]}: row {index - first}'s prompt: "
+                                      f"{data_problem(error)}; {FIX}") from None
+            self._sizes[index] = sum(map(count, contents)) + count(row["answer"])
         return self._sizes[index]
 
     def could_hold(self, index: int, low: int, high: int) -> bool:
@@ -128,6 +134,32 @@ class Rows:
 
     def count_in_bin(self, bin) -> int:
         return sum(1 for index in range(len(self)) if self.in_bin(index, bin))
+
+
+def read_file(path: Path):
+    """One file's table, checked: its columns, and its first prompt a JSON conversation."""
+    import pyarrow.parquet as pq
+
+    present = set(pq.read_schema(path).names)
+    lacking = [c for c in COLUMNS if c not in present]
+    if lacking:
+        raise ValueError(f"not an openai/mrcr file (no {', '.join(lacking)} column)")
+    table = pq.read_table(path, columns=list(COLUMNS) + sorted(present.intersection(OPTIONAL)))
+    if table.num_rows:
+        try:
+            conversation(table.column("prompt")[0].as_py())
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"its prompts are not JSON conversations ({error})") from None
+    return table
+
+
+def conversation(prompt: str) -> list[dict]:
+    """A row's prompt: a JSON list of chat messages (a ValueError or TypeError otherwise)."""
+    messages = json.loads(prompt)
+    if not isinstance(messages, list) or not all(isinstance(m, dict) and "content" in m
+                                                 for m in messages):
+        raise ValueError("not a list of messages with a 'content'")
+    return messages
 
 
 @functools.lru_cache(maxsize=3)

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from fixtures.models import EndpointError
 from fixtures.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, needles, scoring, stimulus
@@ -145,6 +146,6 @@ def test_niah(sample, solved, judge_model, record, pytestconfig):
 
 async def _ask_judge(record, judge_model, messages) -> str:
     completion = await record.ask(judge_model, messages, max_tokens=scoring.JUDGE_MAX_TOKENS)
-    if not completion.ok:  # the judge could not answer: the sample is not scored
-        raise RuntimeError(f"judge call failed ({completion.outcome}): {completion.error}")
+    if not completion.ok:  # the judge could not answer: the sample errors, with one line
+        raise EndpointError(f"judge call failed ({completion.outcome}): {completion.error}")
     return completion.text

@@ -14,7 +14,7 @@ import functools
 import json
 from pathlib import Path
 
-from fixtures.data import data_dir, data_file
+from fixtures.data import data_dir, data_file, read_checked, registered_fix
 
 from .stimulus import QaData
 
@@ -60,8 +60,10 @@ READERS = {"squad": read_squad, "hotpotqa": read_hotpotqa}
 @functools.lru_cache(maxsize=None)
 def load(dataset: str) -> QaData:
     """The dataset from the data registry (sha256-checked; downloaded when missing and
-    the machine is online). DataUnavailable names the file and where it goes."""
-    return READERS[dataset](data_file(FILES[dataset]))
+    the machine is online). DataUnavailable names the file and where it goes, or what is
+    wrong with it."""
+    return read_checked(data_file(FILES[dataset]), READERS[dataset],
+                        registered_fix(FILES[dataset]))
 
 
 def check_available(dataset: str) -> None:

@@ -47,8 +47,10 @@ def pytest_generate_tests(metafunc):
 def request_size(sample, ctx) -> tuple[int, int]:
     """``--plan`` without building: a prompt is fitted to its length less the tokens to
     generate (to within a thousandth), so that is its size, in any token unit."""
-    generate = grid.TASKS[sample.task].tokens_to_generate
-    return sample.length - generate, generate
+    task = grid.TASKS[sample.task]
+    if task.needs_data:  # its file is checked as the run checks it (read once per process)
+        qa.load(task.dataset)
+    return sample.length - task.tokens_to_generate, task.tokens_to_generate
 
 
 @dataclasses.dataclass(frozen=True)

@@ -38,7 +38,7 @@ import numpy as np
 
 from fixtures.counted import CountedText, chars_for_piece
 from fixtures.data import data_file, import_nltk, use_nltk_data
-from fixtures.tokenizer import o200k
+from fixtures.tokenizer import CountingFailed, o200k
 
 BIBLE = "bible-kjv.txt"
 # Titles and abbreviations that end in a period inside a sentence. Punkt learns these when
@@ -371,6 +371,7 @@ def _stretch(tokenizer, index: CorpusIndex, start: int, budget: int,
         end = start + tokenizer.chars_for(text[start:head_end], budget)
         return CountedText.count(text[start:end], tokenizer)
     if first >= len(cut_chars):  # the corpus' last stretch: the rest comes from its start
+        _counted_some(tokenizer, head)
         return CountedText.count(text[start:], tokenizer).concat(
             _stretch(tokenizer, index, 0, budget - head, include_bible), tokenizer)
     steps = unit_steps(tokenizer, include_bible)
@@ -381,11 +382,19 @@ def _stretch(tokenizer, index: CorpusIndex, start: int, budget: int,
     if last + 1 >= len(cut_chars) and left > tokenizer.count_pieces([text[cut:]])[0]:
         whole = CountedText.assemble(text[start:], cut_chars[first:] - start,
                                      steps.between(first, last), tokenizer)
+        _counted_some(tokenizer, whole.tokens)
         return whole.concat(_stretch(tokenizer, index, 0, budget - whole.tokens,
                                      include_bible), tokenizer)
     end = cut + chars_for_piece(tokenizer, text[cut:following], left)
     return CountedText.assemble(text[start:end], cut_chars[first:last + 1] - start,
                                 steps.between(first, last), tokenizer)
+
+
+def _counted_some(tokenizer, tokens: int) -> None:
+    """Wrapping round the corpus must use up some of the budget, or it never ends."""
+    if tokens <= 0:
+        raise CountingFailed(f"{tokenizer.name} counts {tokens} tokens in the whole corpus; "
+                             "its counts are wrong: count in o200k (the default)")
 
 
 @functools.lru_cache(maxsize=2)

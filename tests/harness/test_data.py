@@ -1,5 +1,6 @@
 """The data registry: every declared file is found, verified, or refused with the fix."""
 
+import json
 import os
 import subprocess
 import sys
@@ -103,3 +104,24 @@ def test_no_data_dir_variable_stays_unset(tmp_path, monkeypatch):
     monkeypatch.delenv("NLTK_DATA", raising=False)
     data.pin_data_dirs(tmp_path)
     assert data.DATA_DIR_VARIABLE not in os.environ and "NLTK_DATA" not in os.environ
+
+
+def test_a_bad_data_file_is_one_line_naming_it_and_is_read_once(tmp_path):
+    path = tmp_path / "rows.json"
+    path.write_text('{"data": [')
+    reads = []
+
+    def read(file):
+        reads.append(file)
+        return json.loads(file.read_text())["data"]
+
+    for _ in range(3):
+        with pytest.raises(data.DataUnavailable) as caught:
+            data.read_checked(path, read, "replace it with the registered file")
+        assert str(caught.value) == f"{path}: not JSON (Expecting value, line 1); replace " \
+                                    "it with the registered file"
+    assert reads == [path]  # remembered: one read per process, not one per sample
+    other = tmp_path / "other.json"
+    other.write_text('{"rows": []}')
+    with pytest.raises(data.DataUnavailable, match=r"other.json: no field 'data'; fix"):
+        data.read_checked(other, read, "fix")

@@ -4,7 +4,9 @@ Each case runs ``pytest benchmarks`` (or ``python -m reporting``) as a subproces
 project's root, against the scripted OpenAI-compatible server on 127.0.0.1 with the fault
 injected, on a fresh results folder, and checks what the table promises: the exit status,
 the one line naming the problem and the fix, and no traceback anywhere in the output.
-A run selects one repeated-words sample (``ONE``) unless the row needs more.
+A run selects one repeated-words sample (``ONE``) unless the row needs more. Every run has
+an API key in ``$OPENAI_API_KEY`` and shows all it can (``-l --tb=long --junitxml``; some
+rows DEBUG logging too): the key must appear nowhere, in the output or in any file written.
 
 Read-only folders and a full disk are real: the run is started in a mount namespace of its
 own (``unshare --mount``) where its folder is bind-mounted read-only, or is a small tmpfs
@@ -38,8 +40,13 @@ from ..subprocess_pytest import pytest_command
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE = ["-m", "repeated_words", "-k", "n25w-pos0000"]  # one sample of 25 words
+NIAH = ["-m", "niah", "-k", "ctx0.5k"]  # two NIAH samples: its test meets a fault first
+SERVER_UNIT = ["--tokenizer", "server", *NIAH]
 RUN_S = 180  # a subprocess that has not ended by then has hung
 SECRET = "s3cret-in-the-url"
+KEY = "sk-contextrot-test-key-never-shown-8d1f0c"  # every run's $OPENAI_API_KEY
+# Every row runs with these: a traceback would show its frames' locals, and JUnit keeps it
+SHOW_ALL = ["-l", "--tb=long", "--junitxml", "{tmp}/junit.xml"]
 TRACEBACK = re.compile(
     r"Traceback \(most recent call last\)|^INTERNALERROR>|^E {3,}(?!.*\[ *\d+%\]$)\S|"
     r"^_ _ _ _ _ _|"
@@ -106,14 +113,16 @@ class Row:
     prepare: Callable[[Path], object] | None = None  # makes files in the test's folder
     check: Callable[[Path], None] | None = None  # more on the results folder
     xdist: bool = False  # also run it with -n 2
+    debug: bool = False  # also run it with DEBUG logging (httpx's, openai's) shown and kept
 
     def command(self, server: ScriptedServer, tmp: Path, *more: str) -> list[str]:
-        args = [fill_in(a, server, tmp) for a in self.args]
+        args = [fill_in(a, server, tmp) for a in [*self.args, *SHOW_ALL]]
         endpoint = ["--model", "scripted", "--base-url", server.base_url] if self.model else []
         return pytest_command(*endpoint, "--results-dir", str(tmp / "results"), *args, *more)
 
     def environment(self, server: ScriptedServer, tmp: Path) -> dict[str, str]:
-        return child_env(**{k: v and fill_in(v, server, tmp) for k, v in self.env.items()})
+        env = {"OPENAI_API_KEY": KEY, **self.env}
+        return child_env(**{k: v and fill_in(v, server, tmp) for k, v in env.items()})
 
 
 CLOSED = closed_port()  # nothing listens there (nothing else binds a port it was given)
@@ -143,7 +152,59 @@ def junk(name: str) -> Callable[[Path], None]:
         b"garbage, not SQLite" * 100))
 
 
+def counting(fault: Fault, *, when: Callable[[int, dict], bool] = lambda n, body: True):
+    """A row's fault: the counting endpoint answers ``fault`` to the requests ``when`` picks."""
+    return lambda server: setattr(server, "tokenize_fault",
+                                  lambda n, body: fault if when(n, body) else None)
+
+
+def long_text(n: int, body: dict) -> bool:
+    """A haystack's count (mid-run), not one of the unit's own probes at the start."""
+    return len(body.get("prompt") or "") > 1000
+
+
+def mrcr_files(table: Callable[[], object] | None, junk: bytes = b"") -> Callable[[Path], None]:
+    """openai/mrcr's two 2-needle files in ``{tmp}/mrcr``: ``table()`` written as parquet,
+    or ``junk`` bytes."""
+    def write(tmp: Path) -> None:
+        import pyarrow.parquet as pq
+
+        for shard in (0, 1):
+            path = tmp / "mrcr" / "2needle" / f"2needle_{shard}.parquet"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if table is None:
+                path.write_bytes(junk)
+            else:
+                pq.write_table(table(), path)
+    return write
+
+
+def mrcr_table(**columns):
+    """One row with the original's columns (less those given as None)."""
+    import pyarrow as pa
+
+    row = {"prompt": '[{"role": "user", "content": "hi"}]', "answer": "x",
+           "random_string_to_prepend": "ab", "n_needles": 2, "desired_msg_index": 1,
+           "total_messages": 1, "n_chars": 2, **columns}
+    return lambda: pa.Table.from_pylist([{k: v for k, v in row.items() if v is not None}])
+
+
+def bad_data_dir(name: str, junk: bytes) -> Callable[[Path], None]:
+    """``{tmp}/data``: the shared data directory's files, and ``name`` holding ``junk``."""
+    def make(tmp: Path) -> None:
+        shared = Path(child_env()["CONTEXTROT_DATA_DIR"])
+        (tmp / "data").mkdir()
+        for entry in shared.iterdir():
+            (tmp / "data" / entry.name).symlink_to(entry)
+        (tmp / "data" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / "data" / name).write_bytes(junk)
+    return make
+
+
 NOT_OPENAI = "is --base-url an OpenAI-compatible API root"
+COUNTING_FIX = "fix the endpoint's counting, give the model's tokenizer.json"
+MRCR_ORIGINAL = ["-m", "mrcr", "--mrcr-source", "original", "--mrcr-original-dir", "{tmp}/mrcr"]
+MRCR_FIX = r"; replace it with openai/mrcr's file"
 ROWS: dict[str, Row] = {
     # an option value wrong whatever runs: one ERROR line, exit 4, before anything is sent
     "max-context-0": Row(["--max-context", "0", *ONE], 4, "^ERROR: --max-context 0: give a"),
@@ -244,6 +305,100 @@ ROWS: dict[str, Row] = {
         ["--base-url", f"http://alice:{SECRET}@{{server}}", "--max-retries", "0",
          "--log-cli-level", "DEBUG", "-l", *ONE], 1, "gave up after 1 request",
         fault=lambda server: fill(server, always=Fault(500))),
+    # a fault every request would meet, met first by NIAH (its judge fixture included)
+    "niah-refused-key": Row(NIAH, 2, r"refused the request \(401\): check the API key",
+                            fault=lambda server: setattr(server, "api_key", SECRET),
+                            xdist=True, debug=True),
+    "niah-closed-port": Row(["--base-url", "http://127.0.0.1:{closed}/v1", *NIAH], 2,
+                            r"cannot reach http://127\.0\.0\.1:\d+/v1 .*: start the server"),
+    "niah-builtin-random-cannot-count": Row(
+        ["--model", "builtin:random", *SERVER_UNIT], 2,
+        "--tokenizer server counts through an endpoint; builtin:random has none: use o200k",
+        model=False, xdist=True),
+    "niah-truncated-hf-tokenizer": Row(
+        ["--tokenizer", "hf:{tmp}/tokenizer.json", *NIAH], 2,
+        r"--tokenizer hf:.*tokenizer.json: cannot read it as a tokenizer.json",
+        prepare=lambda tmp: (tmp / "tokenizer.json").write_text('{"version": "1.0", "mod')),
+    # --tokenizer server: the counting endpoint's faults, each named by its real cause
+    "tokenize-missing": Row(SERVER_UNIT, 2, r"--tokenizer server: http://127\.0\.0\.1:\d+ "
+                            r"cannot count tokens \(no /tokenize or /extras/tokenize",
+                            fault=counting(Fault(404)), xdist=True),
+    "tokenize-500": Row(SERVER_UNIT, 2, r"--tokenizer server: http://127\.0\.0\.1:\d+/tokenize "
+                        rf"answered 500 \(injected fault 500\); {COUNTING_FIX}",
+                        fault=counting(Fault(500)), xdist=True),
+    "tokenize-html": Row(SERVER_UNIT, 2, r"/tokenize answered without a token list "
+                         r"\('<html>", fault=counting(Fault(200, "<html>nginx</html>"))),
+    "tokenize-tokens-a-string": Row(SERVER_UNIT, 2, r"/tokenize answered without a token list "
+                                    r"\(\{'tokens': '1 2 3'\}\)",
+                                    fault=counting(Fault(200, {"tokens": "1 2 3"}))),
+    "tokenize-closed-port": Row(["--base-url", "http://127.0.0.1:{closed}/v1", *SERVER_UNIT], 2,
+                                r"--tokenizer server: cannot reach http://127\.0\.0\.1:\d+ "
+                                r"\(.*\): start the server, or fix --base-url"),
+    "tokenize-refused-key": Row(SERVER_UNIT, 2, r"refused the (request|key) \(401\)",
+                                fault=lambda server: setattr(server, "api_key", SECRET),
+                                debug=True),
+    "tokenize-fails-after-the-probe": Row(
+        SERVER_UNIT, 2, rf"/tokenize answered 500 \(injected fault 500\); {COUNTING_FIX}",
+        fault=counting(Fault(500), when=lambda n, body: n > 1)),
+    "tokenize-fails-mid-run": Row(
+        SERVER_UNIT, 2, rf"/tokenize answered 503 \(injected fault 503\); {COUNTING_FIX}",
+        fault=counting(Fault(503, headers={"Retry-After": "0"}), when=long_text),
+        xdist=True, debug=True),
+    "tokenize-tokens-without-id": Row(
+        SERVER_UNIT, 2, "answered a tokenize request with tokens that are neither ids nor "
+        "objects with an integer 'id'",
+        fault=counting(Fault(200, {"tokens": [{"text": "a"}]}))),
+    "tokenize-counts-zero": Row(
+        SERVER_UNIT, 2, rf"counts 0 tokens for a \d+-character text; {COUNTING_FIX}",
+        fault=counting(Fault(200, {"count": 0, "tokens": []}))),
+    "tokenize-negative-context": Row(
+        SERVER_UNIT, 2, "says the model's context is -1 tokens",
+        fault=lambda server: setattr(server, "tokenize_fault", lambda n, body: Fault(
+            200, {"tokens": [ord(c) for c in body.get("prompt") or ""],
+                  "max_model_len": -1}))),
+    # a registered source's data file that is there but bad: one line naming it, per run
+    "mrcr-parquet-corrupt": Row(MRCR_ORIGINAL, 1, r"2needle_0\.parquet: Parquet magic bytes "
+                                rf"not found.*{MRCR_FIX}",
+                                prepare=mrcr_files(None, b"not parquet" * 50), xdist=True),
+    "mrcr-parquet-corrupt-plan": Row([*MRCR_ORIGINAL, "--plan"], 1,
+                                     rf"2needle_0\.parquet: Parquet magic bytes.*{MRCR_FIX}",
+                                     prepare=mrcr_files(None, b"not parquet" * 50)),
+    "mrcr-parquet-missing-columns": Row(
+        MRCR_ORIGINAL, 1, r"2needle_0\.parquet: not an openai/mrcr file \(no n_chars column\)",
+        prepare=mrcr_files(mrcr_table(n_chars=None))),
+    "mrcr-parquet-missing-columns-plan": Row(
+        [*MRCR_ORIGINAL, "--plan"], 1, r"2needle_0\.parquet: not an openai/mrcr file",
+        prepare=mrcr_files(mrcr_table(n_chars=None))),
+    "mrcr-prompts-not-json": Row(
+        MRCR_ORIGINAL, 1, r"2needle_0\.parquet: its prompts are not JSON conversations",
+        prepare=mrcr_files(mrcr_table(prompt="Hello, not JSON"))),
+    "mrcr-prompts-not-json-plan": Row(
+        [*MRCR_ORIGINAL, "--plan"], 1, r"2needle_0\.parquet: its prompts are not JSON",
+        prepare=mrcr_files(mrcr_table(prompt="Hello, not JSON"))),
+    "ruler-qa-file-not-the-registered-one": Row(
+        ["-m", "ruler", "--ruler-tasks", "qa_1", "--ruler-lengths", "4k"], 1,
+        r"squad/dev-v2\.0\.json has sha256 .*: replace it with the registered file",
+        env={"CONTEXTROT_DATA_DIR": "{tmp}/data"},
+        prepare=bad_data_dir("squad/dev-v2.0.json", b'{"data": [')),
+    "ruler-qa-file-not-the-registered-one-plan": Row(
+        ["-m", "ruler", "--ruler-tasks", "qa_1", "--ruler-lengths", "4k", "--plan"], 1,
+        r"squad/dev-v2\.0\.json has sha256 .*: replace it with the registered file",
+        env={"CONTEXTROT_DATA_DIR": "{tmp}/data"},
+        prepare=bad_data_dir("squad/dev-v2.0.json", b'{"data": [')),
+    # an experiment's option: the same line and exit status with and without --plan
+    **{f"{name}{'-plan' if plan else ''}": Row([*args, *(["--plan"] if plan else [])], 1, line)
+       for name, args, line in [
+           ("ruler-lengths-0", ["-m", "ruler", "--ruler-lengths", "0"],
+            r"^ruler: --ruler-lengths '0': '0' is not a length"),
+           ("mrcr-max-bin-5k", ["-m", "mrcr", "--mrcr-max-bin", "5k"],
+            r"^mrcr: --mrcr-max-bin 5k: one of 8k"),
+           ("mrcr-samples-0", ["-m", "mrcr", "--mrcr-samples", "0"],
+            r"^mrcr: --mrcr-samples 0: give 1 or more"),
+           ("mrcr-samples-negative", ["-m", "mrcr", "--mrcr-samples", "-2"],
+            r"^mrcr: --mrcr-samples -2: give 1 or more"),
+           ("ruler-samples-0", ["-m", "ruler", "--ruler-samples", "0"],
+            r"^ruler: --ruler-samples 0: give at least 1")]
+       for plan in (False, True)},
     # the gate's baseline
     "baseline-a-folder": Row(["--baseline", "{tmp}", "--fail-on", "repeated_words:-5%", *ONE],
                              4, r"^ERROR: --baseline .* is a folder; give a run's summary.json"),
@@ -256,9 +411,12 @@ ROWS: dict[str, Row] = {
                           r"gate: REFUSED \(exit 8\): baseline .*empty.jsonl holds no samples",
                           prepare=lambda tmp: (tmp / "empty.jsonl").write_bytes(b"")),
 }
+DEBUG_LOG = ("--log-level", "DEBUG", "--log-cli-level", "DEBUG", "-o", "junit_logging=all")
 CASES = [pytest.param(name, (), id=name) for name in ROWS] + \
     [pytest.param(name, ("-n", "2"), id=f"{name}-n2") for name, row in ROWS.items()
-     if row.xdist]
+     if row.xdist] + \
+    [pytest.param(name, DEBUG_LOG, id=f"{name}-debug-log") for name, row in ROWS.items()
+     if row.debug]
 
 
 @pytest.mark.parametrize(("name", "more"), CASES)
@@ -272,9 +430,12 @@ def test_each_fault_is_one_line_with_its_exit_status(name, more, server, tmp_pat
     if row.check is not None:
         row.check(tmp_path)
     written = [p.read_text(errors="replace") for p in tmp_path.rglob("*")
-               if p.is_file() and p.suffix in (".json", ".jsonl", ".html", ".md", ".csv",
-                                                 ".log")]
-    assert not any(SECRET in text for text in [ran.output, *written])
+               if p.relative_to(tmp_path).parts[0] != "data"  # (the shared data, linked)
+               and p.is_file() and p.suffix in (".json", ".jsonl", ".html", ".md", ".csv", ".log", ".xml")]
+    # (a usage error, exit 4, ends pytest before it writes one)
+    assert (tmp_path / "junit.xml").is_file() or row.status == 4
+    assert [text.count(KEY) + text.count(SECRET) for text in [ran.output, *written]] == \
+        [0] * (1 + len(written))
 
 
 # -- Ctrl-C --------------------------------------------------------------------------------

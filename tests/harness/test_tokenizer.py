@@ -35,7 +35,8 @@ def test_counts_match_o200k():
 import openai  # noqa: E402
 import pytest  # noqa: E402
 
-from fixtures.scripted_server import ScriptedServer, ToyTokenizer  # noqa: E402
+from fixtures.models import EndpointFatal  # noqa: E402
+from fixtures.scripted_server import Fault, ScriptedServer, ToyTokenizer  # noqa: E402
 
 TEXT = "The cat sat on the mat. It was warm, and the cat was happy there all day."
 
@@ -134,3 +135,44 @@ def test_an_endpoint_that_cannot_count_is_one_line_naming_the_options():
             tok.make_unit("server", base_url=server.base_url, model="scripted")
     line = str(caught.value)
     assert "\n" not in line and "hf:PATH" in line and "o200k" in line
+
+
+# -- a counting endpoint that misbehaves: one line naming the real cause, never a loop --------
+def counting_fault(server, fault, when=lambda n, body: True):
+    server.tokenize_fault = lambda n, body: fault if when(n, body) else None
+
+
+@pytest.mark.parametrize(("fault", "line"), [
+    (Fault(500), r"/tokenize answered 500 \(injected fault 500\); fix the endpoint's counting"),
+    (Fault(200, "<html>nginx</html>"), r"/tokenize answered without a token list \('<html>"),
+    (Fault(200, {"tokens": "1 2 3"}), r"/tokenize answered without a token list"),
+    (Fault(200, {"tokens": [{"text": "a"}]}), r"tokens that are neither ids nor objects with"),
+    (Fault(200, {"tokens": []}), r"counts 0 tokens for a \d+-character text"),
+    (Fault(404), r"cannot count tokens \(no /tokenize or /extras/tokenize"),
+])
+def test_a_counting_endpoint_that_cannot_be_used_is_refused_at_the_start(fault, line):
+    with ScriptedServer() as server:
+        counting_fault(server, fault)
+        with pytest.raises(tok.TokenizerUnavailable, match=line) as caught:
+            tok.make_unit("server", base_url=server.base_url, model="scripted")
+        assert server.tokenize_requests < 20  # refused at once, not after thousands
+    assert "\n" not in str(caught.value)
+
+
+def test_a_closed_port_is_named_as_such_not_as_a_server_that_cannot_count():
+    with ScriptedServer() as server:
+        url = server.base_url
+    with pytest.raises(tok.TokenizerUnavailable, match=r"cannot reach http://127\.0\.0\.1:\d+ "
+                                                       r"\(.*\): start the server"):
+        tok.make_unit("server", base_url=url, model="scripted")
+
+
+def test_counting_that_fails_mid_run_stops_the_run_with_its_cause():
+    with ScriptedServer() as server:
+        unit = tok.make_unit("server", base_url=server.base_url, model="scripted")
+        counting_fault(server, Fault(503, headers={"Retry-After": "0"}))
+        with pytest.raises(tok.CountingFailed, match=r"/tokenize answered 503") as caught:
+            unit.count("a text the unit has not counted yet")
+        with pytest.raises(tok.CountingFailed, match=r"/detokenize answered 503"):
+            unit.decode([1, 2, 3])
+    assert isinstance(caught.value, EndpointFatal)  # the engine stops every sample on it

@@ -85,7 +85,7 @@ def test_a_file_that_is_not_the_originals_is_refused_with_its_name(tmp_path):
     path = tmp_path / original.relative(8, 0)
     path.parent.mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist([{"prompt": "[]", "answer": "x"}]), path)
-    with pytest.raises(ValueError, match="8needle_0.parquet: not an openai/mrcr file"):
+    with pytest.raises(data.DataUnavailable, match="8needle_0.parquet: not an openai/mrcr file"):
         original.Rows([path])
 
 
