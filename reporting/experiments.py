@@ -50,6 +50,9 @@ class Experiment:
     # The experiment's own fixed bar for the absolute rule (RULER: 0.856, Llama-2-7B's 4k
     # score); --verdict-absolute overrides it. None: the default for the metric's kind.
     absolute: float | None = None
+    # The option that raises the answer's output budget (e.g. "--mrcr-max-tokens"), named
+    # when samples hit the output limit; None: the budget is the protocol's own.
+    output_budget: str | None = None
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):

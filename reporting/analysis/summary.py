@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 
+from reporting.analysis.budgets import cell_counts
 from reporting.experiments import Experiment
 from reporting.storage.records import OUTCOMES
 from reporting.analysis.stats import mean_interval
@@ -43,6 +44,7 @@ def summarize(frame: pd.DataFrame, experiment: Experiment) -> list[dict]:
             "completion_tokens": int(cell.get("completion_tokens", pd.Series(dtype=float))
                                      .fillna(0).sum()),
             "latency_s": round(float(cell["latency_s"].fillna(0).sum()), 3),
+            **cell_counts(cell),
         })
     return rows
 
