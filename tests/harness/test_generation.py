@@ -4,6 +4,7 @@ the real openai client against each reasoning behaviour of the scripted server."
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -12,6 +13,8 @@ from fixtures.generation import (DEFAULT_THINKING_BUDGET, GenerationError, Gener
 from fixtures.models import EndpointFatal, OpenAIChatModel
 from fixtures.scripted_server import ScriptedServer, openai_refusal
 from fixtures.tokenizer import o200k
+
+from .test_faults import ONE, pytest_command, run
 
 QUESTION = [{"role": "user", "content": "Which number? The number is 7"}]
 
@@ -253,3 +256,42 @@ def test_the_cache_key_holds_every_parameter_sent(tmp_path):
         assert asyncio.run(run(GenerationSettings())).cached
         assert not asyncio.run(run(GenerationSettings(model_args=(("top_k", 4),)))).cached
         assert not asyncio.run(run(GenerationSettings(reasoning_effort="low"))).cached
+
+
+# -- as a user meets them: pytest in a subprocess ----------------------------------------
+@pytest.mark.parametrize("args, line", [
+    (["--temperature", "3"], "ERROR: --temperature 3: give a value from 0 to 2"),
+    (["-M", "top_k"], "ERROR: -M 'top_k': give KEY=JSON"),
+    (["--thinking", "maybe"], "ERROR: --thinking 'maybe': give on or off"),
+])
+def test_a_bad_generation_option_stops_pytest_with_one_error_line(args, line):
+    ran = run(pytest_command(*ONE, "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                             *args))
+    ran.assert_clean(4, re.escape(line))
+
+
+def test_a_refused_value_the_user_set_stops_the_run_with_one_line_exit_2(tmp_path):
+    with ScriptedServer("copy", behaviour="openai-reasoning") as server:
+        ran = run(pytest_command(*ONE, "--model", "m", "--base-url", server.base_url,
+                                 "--results-dir", str(tmp_path), "--temperature", "0.2",
+                                 "--token-limit-param", "max_completion_tokens"))
+    ran.assert_clean(2, re.escape("refuses --temperature 0.2 (Unsupported value: "
+                                  "'temperature' does not support 0.2 with this model."))
+
+
+def test_plan_prices_the_thinking_budget_as_output():
+    def plan(*extra):
+        ran = run(pytest_command(*ONE, "--plan", "--model", "m", "--base-url",
+                                 "http://127.0.0.1:9/v1", "--price-in", "0",
+                                 "--price-out", "1000000", *extra))
+        assert ran.status == 0, ran.output[-3000:]
+        return next(line.split() for line in ran.output.splitlines()
+                    if line.startswith("repeated_words ")), ran.output
+
+    plain, _ = plan()
+    thinking, output = plan("--reasoning-tokens", "1000")
+    assert "reasoning tokens" in output and "priced as output" in output
+    samples, skipped, prompt, answer, reasoning, cost = thinking[1:]
+    assert (reasoning, answer) == ("1,000", plain[4])
+    # a million dollars a million output tokens: the cost is the output and reasoning tokens
+    assert float(cost.replace(",", "")) == float(plain[5].replace(",", "")) + 1000
