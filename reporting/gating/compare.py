@@ -243,7 +243,8 @@ def side_by_side(runs: Sequence["RunData"], experiments: dict[str, Experiment]) 
         x = experiment.length
         xs = sorted_values(v for f in mine if x and x in f for v in f[x]) if x else [None]
         for value in xs:
-            row = [name, "all" if value is None else str(value)]
+            shown = int(value) if isinstance(value, float) and value.is_integer() else value
+            row = [name, "all" if value is None else str(shown)]
             for frame in mine:
                 part = frame if value is None or frame.empty or x not in frame \
                     else frame[frame[x] == value]

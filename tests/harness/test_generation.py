@@ -70,8 +70,8 @@ def test_precedence_protocol_then_run_options_then_thinking_then_model_args():
 
 def test_an_experiment_may_send_no_sampling_value_and_no_cap():
     assert RequestShaper().body(None, {"temperature": None}) == {}
-    assert RequestShaper(GenerationSettings(temperature=0.3)).body(None, {}) == \
-        {"temperature": 0.3}
+    assert RequestShaper(GenerationSettings(temperature=0.3, thinking="on")).body(
+        None, {}) == {"temperature": 0.3, "chat_template_kwargs": {"enable_thinking": True}}
 
 
 def test_the_thinking_budget_is_added_to_the_answers_where_thinking_is_on():

@@ -89,10 +89,9 @@ def test_openai_reasoning_runs_every_experiment_with_no_failed_sample_and_equal_
 def test_openai_reasoning_refusals_are_met_once_in_the_whole_run(runs):
     sent = runs["openai"]["requests"]
     assert ["max_tokens" in r for r in sent].count(True) == 1 and "max_tokens" in sent[0]
-    # the experiments' temperature 0 once (the request after the renamed one); continuation's
-    # top_p, if it sends one other than 1, once
-    assert [r.get("temperature", 1) != 1 for r in sent].count(True) == 1
-    assert sent[1].get("temperature", 1) != 1
+    # the experiments' temperature 0: in the first request (refused for max_tokens) and the
+    # renamed one (refused for itself), never again; continuation's top_p, if not 1, once
+    assert [i for i, r in enumerate(sent) if r.get("temperature", 1) != 1] == [0, 1]
     assert [r.get("top_p", 1) != 1 for r in sent].count(True) <= 1
     assert all("max_completion_tokens" in r for r in sent[1:])
 
@@ -122,8 +121,10 @@ def test_thinking_that_holds_the_prompt_never_reaches_a_scorer(runs):
     assert scores(run) == scores(runs["plain-empty"])
     # the thinking is kept apart, and never sent back in a conversation
     assert any(r["thinking"] for r in run["samples"].values())
-    assert not any("<think>" in (m.get("content") or "") for r in run["requests"]
-                   for m in r["messages"] if m["role"] == "assistant")
+    sent_back = [m.get("content") for r in run["requests"] for m in r["messages"]
+                 if m["role"] == "assistant"]
+    assert "" in sent_back  # an already-said-that answer (empty), without its thinking
+    assert not any("<think>" in (content or "") for content in sent_back)
 
 
 def test_thinking_that_ran_out_is_counted_and_shown(runs):
@@ -162,11 +163,13 @@ def test_the_gate_refuses_runs_whose_generation_settings_differ_unless_asked(run
     def gate(*extra):
         return subprocess.run([*pytest_command()[:1], "-m", "reporting", "gate", "openai",
                                "--baseline", "plain-echo", "--results-dir",
-                               str(runs["results"]), *extra], cwd=ROOT, capture_output=True,
+                               str(runs["results"]), "--fail-on", "niah:-0.05", *extra],
+                              cwd=ROOT, capture_output=True,
                               text=True, timeout=300, env=child_env())
 
     refused = gate()
     assert refused.returncode == 8, refused.stdout + refused.stderr
     assert "the generation settings differ: baseline plain-echo used none set, this run " \
            f"reasoning_tokens={UNSURE}, thinking_budget={UNSURE}" in refused.stdout
-    assert gate("--allow-different-settings").returncode == 0
+    allowed = gate("--allow-different-settings")
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
