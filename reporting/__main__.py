@@ -25,7 +25,7 @@ from pathlib import Path
 from reporting.gating import gate
 from reporting.analysis import verdict_settings
 from reporting.gating.compare import RunData, compare_runs, format_deltas, overlay_curves, run_identity, \
-    side_by_side_heatmaps, unit_mismatch
+    settings_lines, side_by_side, side_by_side_heatmaps, unit_mismatch
 from reporting.experiments import Experiment
 from reporting.render.report import build_comparison
 from reporting.render.run_files import write_stored_run
@@ -162,6 +162,13 @@ def command_compare(args) -> int:
                                                                               out)]
         if any(drawn):
             figures[name] = [p for p in drawn if p is not None]
+    for line in settings_lines(runs):
+        print(line)
+    table = side_by_side(runs, experiments)
+    if table:
+        print("side by side (headline mean; mean reasoning tokens; samples whose thinking ran "
+              "out):")
+        print(table)
     deltas = compare_runs(runs, experiments)
     for run_id, found in deltas.items():
         print(f"{run_id} minus {run_ids[0]} (paired by sample id and stimulus hash; p adjusted "
@@ -218,7 +225,8 @@ def command_gate(args) -> int:
     frame = store.frame(run_id)
     verdict = gate.evaluate(thresholds, baseline, run_identity(store.run_info(run_id), frame),
                             frame, experiments, args.gate_alpha,
-                            settings(args) or verdict_settings.VerdictSettings())
+                            settings(args) or verdict_settings.VerdictSettings(),
+                            args.allow_different_settings)
     for line, _ in verdict.lines():
         print(line)
     return verdict.exit_status
@@ -266,6 +274,8 @@ def parser() -> argparse.ArgumentParser:
                                       "gate RUN against a baseline, as pytest does"))
     gate_command.add_argument("run", metavar="RUN")
     gate_command.add_argument("--baseline", required=True, metavar="RUN|SUMMARY")
+    gate_command.add_argument("--allow-different-settings", action="store_true",
+                              help="gate against a baseline whose generation settings differ")
     gate_command.add_argument("--fail-on", action="append", required=True,
                               metavar="EXPERIMENT[.METRIC]:DELTA")
     gate_command.add_argument("--gate-alpha", type=float, default=gate.DEFAULT_ALPHA)

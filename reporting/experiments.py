@@ -55,6 +55,9 @@ class Experiment:
     # imported only when a report or leaderboard is written. Shown beside a run measured under
     # the same protocol, never read by the gate.
     published: tuple["PublishedTable", ...] | str = ()
+    # The option that raises the answer's output budget (e.g. "--mrcr-max-tokens"), named
+    # when samples hit the output limit; None: the budget is the protocol's own.
+    output_budget: str | None = None
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):

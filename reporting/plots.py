@@ -210,3 +210,27 @@ def interval_curve(ax, xs: Sequence[float], groups: Sequence[Sequence[float]], *
     line, = ax.plot(xs, means, marker=marker, label=label, color=color, linewidth=1.2,
                     markersize=3.5)
     ax.fill_between(xs, lows, highs, alpha=0.18, color=line.get_color(), linewidth=0)
+
+
+def reasoning_curve(frame, experiment, out_dir: Path) -> Path | None:
+    """What thinking does to rot: mean reasoning tokens (95% band) and the share of samples
+    whose thinking ran out, by the experiment's length; None when no record has reasoning
+    tokens or the experiment has no length axis."""
+    length = experiment.length
+    if frame.empty or not length or length not in frame or "reasoning_tokens" not in frame \
+            or frame["reasoning_tokens"].dropna().empty:
+        return None
+    xs = sorted(frame[length].dropna().unique(), key=float)
+    at = [frame[frame[length] == x] for x in xs]
+    fig, (tokens, ran_out) = panel_grid(2, columns=2, size=(5.0, 3.2))
+    interval_curve(tokens, xs, [p["reasoning_tokens"].dropna().tolist() for p in at],
+                   kind="mean", label="reasoning tokens")
+    tokens.set_ylabel("reasoning tokens (mean, 95% interval)")
+    flags = [p["thinking_ran_out"].fillna(False).astype(float).tolist()
+             if "thinking_ran_out" in p else [] for p in at]
+    interval_curve(ran_out, xs, flags, kind="rate", label="thinking ran out", color="#F0496E")
+    ran_out.set_ylabel("share whose thinking ran out")
+    for ax in (tokens, ran_out):
+        ax.set_xlabel(length.split(".")[-1])
+    fig.suptitle(f"{experiment.name}: thinking by length")
+    return save_figure(fig, out_dir, f"{experiment.name}-reasoning-tokens.png")

@@ -241,7 +241,8 @@ class RunReporter:
             expected=len(self.expected), missing=missing, stopped=stopped and bool(missing),
             exit_status=int(exit_status),
             model_calls=sum(calls for calls, _ in self.received.values()),
-            cached_calls=sum(cached for _, cached in self.received.values()))
+            cached_calls=sum(cached for _, cached in self.received.values()),
+            allow_different_settings=self.config.getoption("allow_different_settings"))
 
     def _send_end(self, end) -> None:
         """Hand ``end`` to the end's process; RuntimeError when it cannot be started."""
@@ -349,6 +350,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--gate-alpha", type=float, default=thresholds.DEFAULT_ALPHA,
                     metavar="ALPHA",
                     help="significance level after the multiplicity adjustment (default: 0.05)")
+    group.addoption("--allow-different-settings", action="store_true",
+                    help="gate against a baseline whose generation settings (--temperature, "
+                         "--thinking, -M ...) differ from this run's")
     verdict_settings.add_options(group.addoption)
 
 

@@ -25,6 +25,7 @@ EXPERIMENT = Experiment(
     # distractors, 1 without: scoring.random_baseline_turns); --model builtin:random plays it.
     chance=None,
     render=f"{__name__}.plots:render",
+    output_budget="--ast-max-tokens",  # named when samples hit the output limit
 )
 
 

@@ -25,6 +25,7 @@ EXPERIMENT = Experiment(
     chance=None,  # a readability score of free text has no value "by guessing"
     length="params.context",  # the tier, in the run's unit (o200k_base unless --tokenizer)
     render=f"{__name__}.plots:render",
+    output_budget="--continuation-max-tokens",  # named when samples hit the output limit
     findings=f"{__name__}.table:findings",  # the headline metric set, rounds without words
 )
 

@@ -25,6 +25,7 @@ EXPERIMENT = Experiment(
     metric_kind="mean",
     length="params.bin_high",  # the bin's upper bound, o200k tokens (contents + answer)
     render=f"{__name__}.plots:render",
+    output_budget="--mrcr-max-tokens",  # named when samples hit the output limit
     findings=f"{__name__}.scoring:findings",  # Context Arena's AUC@128k and AUC@1M
     # The string followed by another assistant turn of the conversation (a guess that knows
     # the format but not the passage) scores about 0.02 on these texts (measured in

@@ -170,8 +170,10 @@ def cells_markdown(experiments: dict[str, Experiment], summaries: dict[str, list
         experiment = experiments[name]
         lines += [f"## {name}: {experiment.title}", ""]
         columns = list(rows[0]["cell"]) if rows else []
+        # budgets and thinking, where any sample of the experiment met them
+        extra = [k for k in BUDGET_COLUMNS if any(row.get(k) for row in rows)]
         header = [*columns, f"{short(experiment.metric)} (mean)", "95% interval", "n scored",
-                  *OUTCOMES, "prompt tokens cached"]
+                  *OUTCOMES, "prompt tokens cached", *(BUDGET_COLUMNS[k] for k in extra)]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for row in rows:
             interval = "—" if row["ci_low"] is None else \
@@ -180,7 +182,8 @@ def cells_markdown(experiments: dict[str, Experiment], summaries: dict[str, list
                                             number(row["mean"]), interval, str(row["n"]),
                                             *(str(row["outcomes"][o]) for o in OUTCOMES),
                                             cached_share(row["prompt_tokens"],
-                                                         row.get("cached_tokens"))])
+                                                         row.get("cached_tokens")),
+                                            *(_shown(row.get(k)) for k in extra)])
                          + " |")
         lines.append("")
     return "\n".join(lines)
@@ -191,15 +194,24 @@ def cells_csv(summaries: dict[str, list[dict]]) -> str:
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(["experiment", "cell", "metric", "mean", "ci_low", "ci_high", "n",
                      *OUTCOMES, "prompt_tokens", "completion_tokens", "latency_s",
-                     "cached_tokens"])
+                     "cached_tokens", *BUDGET_COLUMNS])
     for name, rows in summaries.items():
         for row in rows:
             writer.writerow([name, " ".join(f"{k}={v}" for k, v in row["cell"].items()),
                              row["metric"], row["mean"], row["ci_low"], row["ci_high"],
                              row["n"], *(row["outcomes"][o] for o in OUTCOMES),
                              row["prompt_tokens"], row["completion_tokens"], row["latency_s"],
-                             row.get("cached_tokens")])
+                             row.get("cached_tokens"), *(row.get(k) for k in BUDGET_COLUMNS)])
     return handle.getvalue()
+
+
+BUDGET_COLUMNS = {"hit_output_limit": "hit output limit",
+                  "thinking_ran_out": "thinking ran out",
+                  "reasoning_tokens": "reasoning tokens (mean)"}
+
+
+def _shown(value) -> str:
+    return "—" if value is None else f"{value:,.0f}" if isinstance(value, float) else str(value)
 
 
 def write_cells(run_dir: Path, experiments: dict[str, Experiment],

@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 
+from reporting.analysis.budgets import cell_counts
 from reporting.experiments import Experiment
 from reporting.storage.records import OUTCOMES
 from reporting.analysis.stats import mean_interval
@@ -44,6 +45,7 @@ def summarize(frame: pd.DataFrame, experiment: Experiment) -> list[dict]:
                                      .fillna(0).sum()),
             "latency_s": round(float(cell["latency_s"].fillna(0).sum()), 3),
             "cached_tokens": cached_total(cell),
+            **cell_counts(cell),
         })
     return rows
 

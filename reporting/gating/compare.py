@@ -53,12 +53,7 @@ def run_identity(info: dict, frame: pd.DataFrame) -> dict:
         if not named.empty:
             first = named.iloc[0]
             model = {"name": first["model.name"], "endpoint": first.get("model.endpoint")}
-    sampling = {}
-    if not frame.empty:
-        for column in sorted(c for c in frame.columns if c.startswith("model.sampling.")):
-            values = sorted({str(v) for v in frame[column].dropna()})
-            if values:
-                sampling[column.removeprefix("model.sampling.")] = ", ".join(values)
+    sampling = model_columns(frame, "model.sampling.")
     judge_model = options.get("judge_model")
     judge_host = endpoint_host(options.get("judge_base_url") or options.get("base_url"))
     judge = f"{judge_model} @ {judge_host or 'default endpoint'}" if judge_model \
@@ -69,10 +64,23 @@ def run_identity(info: dict, frame: pd.DataFrame) -> dict:
         "judge": judge,
         "tokenizer": token_unit(info, frame),
         "sampling": sampling,
+        # the run's generation settings (--temperature, --thinking, -M ...; {}: none set)
+        "generation": model_columns(frame, "model.generation."),
         "scale": options.get("scale"),
         "seeds": {name: value for name, value in options.items() if "seed" in name},
         "versions": {k: v for k, v in (info.get("versions") or {}).items() if v},
     }
+
+
+def model_columns(frame: pd.DataFrame, prefix: str) -> dict[str, str]:
+    """The records' values of the model identity's ``prefix`` columns, several joined."""
+    found = {}
+    if not frame.empty:
+        for column in sorted(c for c in frame.columns if c.startswith(prefix)):
+            values = sorted({str(v) for v in frame[column].dropna()})
+            if values:
+                found[column.removeprefix(prefix)] = ", ".join(values)
+    return found
 
 
 def token_unit(info: dict, frame: pd.DataFrame) -> str | None:
@@ -215,6 +223,50 @@ def _p(value: float) -> str:
     if value is None or math.isnan(value):
         return "—"
     return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
+
+
+# -- a thinking run beside a non-thinking one --------------------------------------------
+def side_by_side(runs: Sequence["RunData"], experiments: dict[str, Experiment]) -> str:
+    """Per experiment and length (else over all its cells): each run's headline mean, its
+    mean reasoning tokens and its samples whose thinking ran out, in columns side by side."""
+    from reporting.analysis.budgets import flagged, reasoning_tokens
+
+    header = ["experiment", "length"]
+    for run in runs:
+        header += [f"{run.run_id} score", "reasoning tok", "ran out"]
+    body = []
+    for name, experiment in sorted(experiments.items()):
+        mine = [run.frame[run.frame["experiment"] == name] if not run.frame.empty
+                and "experiment" in run.frame else pd.DataFrame() for run in runs]
+        if all(frame.empty for frame in mine):
+            continue
+        x = experiment.length
+        xs = sorted_values(v for f in mine if x and x in f for v in f[x]) if x else [None]
+        for value in xs:
+            shown = int(value) if isinstance(value, float) and value.is_integer() else value
+            row = [name, "all" if value is None else str(shown)]
+            for frame in mine:
+                part = frame if value is None or frame.empty or x not in frame \
+                    else frame[frame[x] == value]
+                scores = scored(part, experiment)[experiment.metric] if not part.empty \
+                    else []
+                tokens = reasoning_tokens(part)
+                row += [f"{float(np.mean(scores)):.3f}" if len(scores) else "—",
+                        f"{tokens.mean():,.0f}" if len(tokens) else "—",
+                        str(int(flagged(part, "thinking_ran_out").sum()))]
+            body.append(row)
+    if not body:
+        return ""
+    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
+    return "\n".join("  ".join(v.ljust(widths[i]) if i < 2 else v.rjust(widths[i])
+                               for i, v in enumerate(row)) for row in [header] + body)
+
+
+def settings_lines(runs: Sequence["RunData"]) -> list[str]:
+    """Each run's generation settings, one line each ("none set" for a default run)."""
+    return [f"{run.run_id}: generation settings: " + (", ".join(
+        f"{k}={v}" for k, v in run.identity.get("generation", {}).items()) or "none set")
+        for run in runs]
 
 
 # -- several runs on one figure ----------------------------------------------------------

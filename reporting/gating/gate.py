@@ -241,8 +241,8 @@ class Verdict:
                             **c.delta.to_dict()} for c in self.checks]}
 
 
-def comparability_problem(baseline: Baseline, identity: dict,
-                          frame: pd.DataFrame) -> str | None:
+def comparability_problem(baseline: Baseline, identity: dict, frame: pd.DataFrame,
+                          allow_different_settings: bool = False) -> str | None:
     """Why the two runs' scores cannot be compared, or None."""
     if baseline.frame.empty:
         return (f"baseline {baseline.source} holds no samples (an empty or truncated file?); "
@@ -252,6 +252,14 @@ def comparability_problem(baseline: Baseline, identity: dict,
         if theirs is not None and ours is not None and theirs != ours:
             return (f"the {field} differs: baseline {baseline.run_id} used {theirs!r}, this "
                     f"run {ours!r}; gate against a baseline made with the same {field}")
+    theirs, ours = baseline.identity.get("generation"), identity.get("generation")
+    if not allow_different_settings and theirs is not None and ours is not None \
+            and theirs != ours:  # (a baseline from before settings were recorded: None)
+        def shown(settings: dict) -> str:
+            return ", ".join(f"{k}={v}" for k, v in settings.items()) or "none set"
+        return (f"the generation settings differ: baseline {baseline.run_id} used "
+                f"{shown(theirs)}, this run {shown(ours)}; gate against a baseline made with "
+                "the same settings, or pass --allow-different-settings")
     changed = stimulus_mismatches(baseline.frame, frame)
     if changed:
         return (f"the stimuli differ: {len(changed)} samples have another stimulus_hash than "
@@ -279,9 +287,10 @@ def verdict_delta(baseline: pd.DataFrame, candidate: pd.DataFrame, experiment: E
 def evaluate(thresholds: Sequence[Threshold], baseline: Baseline, identity: dict,
              frame: pd.DataFrame, experiments: dict[str, Experiment],
              alpha: float = DEFAULT_ALPHA,
-             settings: VerdictSettings = VerdictSettings()) -> Verdict:
+             settings: VerdictSettings = VerdictSettings(),
+             allow_different_settings: bool = False) -> Verdict:
     verdict = Verdict(f"{baseline.run_id} ({baseline.source})", alpha)
-    verdict.refusal = comparability_problem(baseline, identity, frame)
+    verdict.refusal = comparability_problem(baseline, identity, frame, allow_different_settings)
     if verdict.refusal:
         return verdict
     if baseline.identity.get("model") != identity.get("model"):

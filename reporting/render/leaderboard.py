@@ -75,8 +75,13 @@ def collect(store: ResultsStore, experiments: dict[str, Experiment],
             experiment = experiments.get(name)
             if experiment is None or scored(part, experiment).empty:
                 continue
-            entries.setdefault(identity["model"], {})[name] = Entry(
-                identity["model"], row["run_id"], identity["scale"],
+            # a model's thinking and non-thinking runs are rows of their own
+            settings_shown = ", ".join(f"{k}={v}" for k, v in
+                                       identity.get("generation", {}).items())
+            label = f"{identity['model']} ({settings_shown})" if settings_shown \
+                else identity["model"]
+            entries.setdefault(label, {})[name] = Entry(
+                label, row["run_id"], identity["scale"],
                 verdict(part, experiment, settings), part)
     ran = sorted({name for found in entries.values() for name in found})
     return Leaderboard({name: experiments[name] for name in ran}, entries, settings)

@@ -78,6 +78,9 @@ def render_plots(frame: pd.DataFrame, experiments: dict[str, Experiment], plots_
                 out.mkdir(parents=True, exist_ok=True)
                 try:
                     rendered[name] = list(experiment.renderer()(part, out))
+                    # every experiment's: reasoning tokens by length, where any were spent
+                    if thinking := plots.reasoning_curve(part, experiment, out):
+                        rendered[name].append(thinking)
                 except Exception as error:  # a plot bug must not lose the records or report
                     rendered[name] = []
                     warn(f"contextrot: plots of {name} failed: {type(error).__name__}: "
@@ -137,6 +140,8 @@ def identity_section(run_id: str, info: dict, frame: pd.DataFrame, *, started: s
         ("tokenizer (target lengths)", escape(identity["tokenizer"] or "o200k_base")),
         ("sampling", escape(", ".join(f"{k}={v}" for k, v in identity["sampling"].items())
                             or "—")),
+        ("generation settings", escape(", ".join(
+            f"{k}={v}" for k, v in identity.get("generation", {}).items()) or "none set")),
         ("scale", escape(identity["scale"] or "—")),
         ("seeds", escape(", ".join(f"{k}={v}" for k, v in identity["seeds"].items())
                      or "fixed in each experiment's grid")),

@@ -43,6 +43,7 @@ class RunEnd:
     exit_status: int  # the session's, before the gate
     model_calls: int
     cached_calls: int
+    allow_different_settings: bool = False  # gate a run whose generation settings differ
 
 
 @dataclasses.dataclass
@@ -131,7 +132,8 @@ def _gate(end: RunEnd, info: dict, frame):
     from reporting.gating.compare import run_identity
 
     verdict = gate.evaluate(end.thresholds, end.baseline, run_identity(info, frame), frame,
-                            end.experiments, end.alpha, end.settings)
+                            end.experiments, end.alpha, end.settings,
+                            end.allow_different_settings)
     end.run.run_dir.mkdir(parents=True, exist_ok=True)
     (end.run.run_dir / "gate.json").write_text(json.dumps(verdict.to_dict(), indent=2) + "\n")
     # A harness failure (exit 1, 2, ...) says more than a regression: keep it.

@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from reporting.gating.compare import run_identity
+from reporting.analysis.budgets import budget_findings
 from reporting.analysis.curve_tables import write_cells
 from reporting.experiments import Experiment
 from reporting.gating.gate import compact_samples
@@ -54,8 +55,15 @@ def findings_of(frame: pd.DataFrame, experiments: dict[str, Experiment]) -> dict
     """Each experiment's extra findings (``Experiment.findings``), where it has any."""
     found = {}
     for name, part in experiment_frames(frame):
-        finder = experiments[name].finder() if name in experiments else None
-        if finder is not None and (result := finder(part)):
+        if name not in experiments:
+            continue
+        finder = experiments[name].finder()
+        result = dict(finder(part) or {}) if finder is not None else {}
+        # budgets that ran out, every experiment's: in the terminal, summary.json and report
+        if budget := budget_findings(part, experiments[name]):
+            result["budget"] = {k: v for k, v in budget.items() if k != "lines"}
+            result["lines"] = [*result.get("lines", ()), *budget["lines"]]
+        if result:
             found[name] = result
     return found
 
