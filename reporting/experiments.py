@@ -50,6 +50,10 @@ class Experiment:
     # The experiment's own fixed bar for the absolute rule (RULER: 0.856, Llama-2-7B's 4k
     # score); --verdict-absolute overrides it. None: the default for the metric's kind.
     absolute: float | None = None
+    # A record column whose groups weigh equally at each length (RULER: "params.task", its
+    # per-length score is the mean of the task scores): the verdict's curve is then the
+    # mean of the groups' means, each group resampled on its own. None: samples pooled.
+    stratum: str | None = None
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):

@@ -53,12 +53,6 @@ def run_identity(info: dict, frame: pd.DataFrame) -> dict:
         if not named.empty:
             first = named.iloc[0]
             model = {"name": first["model.name"], "endpoint": first.get("model.endpoint")}
-    sampling = {}
-    if not frame.empty:
-        for column in sorted(c for c in frame.columns if c.startswith("model.sampling.")):
-            values = sorted({str(v) for v in frame[column].dropna()})
-            if values:
-                sampling[column.removeprefix("model.sampling.")] = ", ".join(values)
     judge_model = options.get("judge_model")
     judge_host = endpoint_host(options.get("judge_base_url") or options.get("base_url"))
     judge = f"{judge_model} @ {judge_host or 'default endpoint'}" if judge_model \
@@ -68,11 +62,25 @@ def run_identity(info: dict, frame: pd.DataFrame) -> dict:
         "endpoint": endpoint_host(model.get("endpoint") or options.get("base_url")),
         "judge": judge,
         "tokenizer": token_unit(info, frame),
-        "sampling": sampling,
+        "sampling": _values_under(frame, "model.sampling."),
+        # how an experiment sent its prompts where it offers a choice (records'
+        # ``details.protocol``: RULER's fitting and answer prefix)
+        "protocol": _values_under(frame, "details.protocol."),
         "scale": options.get("scale"),
         "seeds": {name: value for name, value in options.items() if "seed" in name},
         "versions": {k: v for k, v in (info.get("versions") or {}).items() if v},
     }
+
+
+def _values_under(frame: pd.DataFrame, prefix: str) -> dict[str, str]:
+    """Each column under ``prefix`` (its name less the prefix): its distinct values, joined."""
+    found = {}
+    if not frame.empty:
+        for column in sorted(c for c in frame.columns if c.startswith(prefix)):
+            values = sorted({str(v) for v in frame[column].dropna()})
+            if values:
+                found[column.removeprefix(prefix)] = ", ".join(values)
+    return found
 
 
 def token_unit(info: dict, frame: pd.DataFrame) -> str | None:

@@ -118,6 +118,8 @@ def identity_section(run_id: str, info: dict, frame: pd.DataFrame, *, started: s
         ("tokenizer (target lengths)", escape(identity["tokenizer"] or "o200k_base")),
         ("sampling", escape(", ".join(f"{k}={v}" for k, v in identity["sampling"].items())
                             or "—")),
+        ("protocol", escape(", ".join(f"{k}={v}" for k, v in
+                                      identity.get("protocol", {}).items()) or "—")),
         ("scale", escape(identity["scale"] or "—")),
         ("seeds", escape(", ".join(f"{k}={v}" for k, v in identity["seeds"].items())
                      or "fixed in each experiment's grid")),
