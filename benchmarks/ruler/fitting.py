@@ -40,6 +40,8 @@ from . import stimulus
 from .grid import TASKS, RulerSample
 from .stimulus import Prompt, QaData
 
+# the smallest size whose prompt still asks its question (10 common words; FWE's ranks 2-4)
+FLOORS = {"cwe": stimulus.COMMON, "fwe": stimulus.FweMaker.MIN_WORDS}
 CWE_PROBE = 4096  # RULER measures CWE's tokens per word on a list of this many words
 MAX_COUNTS = 40  # a bracketing search on any count converges long before this
 # Close enough: within a thousandth of the budget (4 tokens at 4k, 131 at 128k, far under
@@ -173,7 +175,8 @@ def build(sample: RulerSample, tokenizer, qa: QaData | None = None,
     if procedure == "ruler":
         size = ruler_size(sample.task, sample.length, tokenizer=tokenizer, qa=qa)
         return shrink(maker, tokenizer.count, budget, size,
-                      ruler_step(sample.task, sample.length, budget))
+                      ruler_step(sample.task, sample.length, budget), FLOORS.get(
+                          TASKS[sample.task].family, 1))
     start, unit = calibration(sample.task, sample.length, tokenizer=tokenizer, qa=qa)
     return fit(maker, tokenizer.count, budget, start, unit)
 
@@ -228,20 +231,21 @@ def fwe_size(maker: Maker, count: Callable[[str], int], budget: int, step: int) 
     return words - step
 
 
-def shrink(maker: Maker, count: Callable[[str], int], budget: int, size: int,
-           step: int) -> Fitted:
-    """The sample at ``size``, less one ``step`` at a time while it overflows the budget."""
-    n, counts = max(size, maker.minimum), 0
+def shrink(maker: Maker, count: Callable[[str], int], budget: int, size: int, step: int,
+           floor: int = 1) -> Fitted:
+    """The sample at ``size``, less one ``step`` at a time while it overflows the budget.
+    As RULER's, a size may fall under the step (500 words of essay at 1k); it stops where
+    RULER would loop for ever, or under ``floor`` (the words CWE and FWE need)."""
+    n, counts = size, 0
     while True:
         prompt = maker.prompt(n)
         tokens = count(prompt.text)
         counts += 1
         if tokens <= budget:
             return Fitted(n, prompt, tokens, counts, tokens / n)
-        if n - step < maker.minimum:
+        if n <= step or n - step < floor:
             raise TooShort(f"{tokens} tokens at size {n} exceed the budget of {budget}, and "
-                           f"one step less ({step}) is under the smallest size "
-                           f"({maker.minimum})")
+                           f"RULER's step ({step}) leaves no smaller size")
         n -= step
 
 
