@@ -168,12 +168,13 @@ def calibration(task_name: str, length: int, *, tokenizer, qa: QaData | None = N
 
 
 def build(sample: RulerSample, tokenizer, qa: QaData | None = None,
-          procedure: str = "ruler") -> Fitted:
-    """The sample's prompt fitted to its length by ``procedure`` (TooShort if none fits)."""
+          procedure: str = "ruler", draw: int = 0) -> Fitted:
+    """The sample's prompt fitted to its length by ``procedure`` (TooShort if none fits);
+    ``draw``: which of RULER's searches sizes it (0, a run's; others measure the spread)."""
     maker = _maker(sample.task, sample.length, sample.seed, sample.index, tokenizer, qa)
     budget = prompt_budget(sample.task, sample.length, tokenizer)
     if procedure == "ruler":
-        size = ruler_size(sample.task, sample.length, tokenizer=tokenizer, qa=qa)
+        size = ruler_size(sample.task, sample.length, tokenizer=tokenizer, qa=qa, draw=draw)
         return shrink(maker, tokenizer.count, budget, size,
                       ruler_step(sample.task, sample.length, budget), FLOORS.get(
                           TASKS[sample.task].family, 1))
@@ -192,18 +193,20 @@ def ruler_step(task_name: str, length: int, budget: int) -> int:
 
 
 @per_tokenizer
-def ruler_size(task_name: str, length: int, *, tokenizer, qa: QaData | None = None) -> int:
+def ruler_size(task_name: str, length: int, *, tokenizer, qa: QaData | None = None,
+               draw: int = 0) -> int:
     """RULER's size for the task at this length, searched once per process and unit on
     fresh samples (their seeds ``ruler/<task>/<length>/search<i>``; QA: the first question,
-    as RULER's search uses). See the module doc."""
+    as RULER's search uses). See the module doc. Another ``draw`` searches on other fresh
+    samples: where one sample's few tokens decide a whole increment, draws differ."""
     task = TASKS[task_name]
     budget = prompt_budget(task_name, length, tokenizer)
     step = ruler_step(task_name, length, budget)
-    draws = itertools.count()
+    probes = itertools.count()
+    prefix = f"ruler/{task_name}/{length}/" + (f"draw{draw}/" if draw else "")
 
     def fresh() -> Maker:
-        return _maker(task_name, length, f"ruler/{task_name}/{length}/search{next(draws)}", 0,
-                      tokenizer, qa)
+        return _maker(task_name, length, f"{prefix}search{next(probes)}", 0, tokenizer, qa)
 
     if task.family == "fwe":
         return fwe_size(fresh(), tokenizer.count, budget, step)
