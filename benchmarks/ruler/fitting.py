@@ -213,7 +213,11 @@ def ruler_size(task_name: str, length: int, *, tokenizer, qa: QaData | None = No
     # RULER's bound reads L less any chat template (its max_seq_length), not the budget
     limit = budget + task.tokens_to_generate
     probe = CWE_PROBE if task.family == "cwe" else step
-    per_unit = tokenizer.count(fresh().prompt(probe).text) / probe
+    sample = fresh()
+    # RULER's VT estimate leaves out the one-shot example (it counts it apart): with it, the
+    # bound (3x) falls short of L at 8k
+    example = tokenizer.count(sample.example) if task.family == "vt" else 0
+    per_unit = (tokenizer.count(sample.prompt(probe).text) - example) / probe
     estimate = int(limit // per_unit) * 2 if task.family == "cwe" else int(limit / per_unit * 3)
     low, high, best = step, max(estimate, 2 * step), None
     while low <= high:
