@@ -47,7 +47,7 @@ def add_options(group) -> None:
                     help="how prompts are fitted to each length: 'ruler' (default), RULER's "
                          "own procedure (one size per task and length by a binary search on "
                          "fresh samples, a whole increment less for a sample that "
-                         "overflows: prompts fill about 0.94-0.97 of L); 'per-sample': each "
+                         "overflows: prompts fill about 0.92-0.96 of L); 'per-sample': each "
                          "sample to within 0.1%% of L")
     group.addoption("--ruler-answer-prefix",
                     choices=("auto", "user", "prefill", "prefill-vllm"), default="auto",

@@ -2,7 +2,7 @@
 tokens, in the run's token unit (``ctx.tokenizer``). Two procedures (``--ruler-fit``):
 
 **ruler** (the default): RULER's own (spec section 2, FWE section 3.4), so prompts fill L as
-RULER's do (on average about 0.94 of L at 4k, 0.97 at 8k; see docs/ruler-protocol.md). Once
+RULER's do (RULER's code: 0.915 of L at 4k, 0.958 at 8k; see docs/ruler-protocol.md). Once
 per task and length (per process and unit), a size n is searched on fresh samples: a probe
 at the task's increment (CWE: 4,096 words) gives tokens per unit, the upper bound is 3x (CWE:
 2x) the units that would fill L, and a binary search keeps the largest n whose fresh sample

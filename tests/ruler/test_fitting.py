@@ -6,7 +6,7 @@ and scripts/ruler_fills.py makes it again from a RULER checkout).
 
 One search decides a task's size, and where a sample is a few tokens over, it loses a whole
 increment (500 words is 16% of 4K): one draw of the procedure moves a length's mean fill by
-about 0.01 (4K: 0.917-0.941 over six draws, measured). RULER's file is one draw (its seed
+about 0.01 (4K: 0.917-0.945 over four draws, measured). RULER's file is one draw (its seed
 42); ours is the mean of a few draws, so the test compares the procedures, not two draws."""
 
 from __future__ import annotations
