@@ -58,6 +58,10 @@ class Experiment:
     # The option that raises the answer's output budget (e.g. "--mrcr-max-tokens"), named
     # when samples hit the output limit; None: the budget is the protocol's own.
     output_budget: str | None = None
+    # A record column whose groups weigh equally at each length (RULER: "params.task", its
+    # per-length score is the mean of the task scores): the verdict's curve is then the
+    # mean of the groups' means, each group resampled on its own. None: samples pooled.
+    stratum: str | None = None
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):

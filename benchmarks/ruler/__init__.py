@@ -10,9 +10,9 @@ matches), results.py (RULER's per-length scores, wAvg, effective length), plots.
 test_ruler.py (the glue).
 
 The headline, ``scores.score``, is a sample's string-match score in [0, 1] (RULER prints 100
-x a task's mean). The verdict pools it over tasks at each length: with the same number of
-scored samples in every task that is exactly RULER's mean of task scores; results.py gives
-RULER's own numbers (equal task weights) beside it, and says where the two differ.
+x a task's mean). The verdict's curve is RULER's: at each length the mean of the task means
+(the tasks are its stratum), unrounded; results.py gives RULER's own numbers beside it, from
+task scores rounded to 2 decimals as RULER rounds them.
 """
 
 from reporting.experiments import Experiment
@@ -29,6 +29,7 @@ EXPERIMENT = Experiment(
     chance=0.0,  # open answers: guessing a 7-digit number or a UUID scores nothing
     absolute=0.856,  # RULER's bar: Llama-2-7B-chat's 4k score, 85.6
     published=f"{__name__}.published:TABLES",  # reference rows, never gated
+    stratum="params.task",  # a length's score is the mean of its task scores, as RULER's
 )
 
 
@@ -43,10 +44,19 @@ def add_options(group) -> None:
     group.addoption("--ruler-samples", type=int, default=None, metavar="N",
                     help="RULER samples per task and length (default: 500 at --scale full, "
                          "1 at --scale test)")
-    group.addoption("--ruler-answer-prefix", choices=("user", "prefill", "prefill-vllm"),
-                    default="user",
-                    help="RULER's answer prefix: at the end of the one user message, as "
-                         "RULER sends it to chat APIs (default); 'prefill': as a final "
-                         "assistant message the model continues (llama.cpp's server, "
+    group.addoption("--ruler-fit", choices=("ruler", "per-sample"), default="ruler",
+                    help="how prompts are fitted to each length: 'ruler' (default), RULER's "
+                         "own procedure (one size per task and length by a binary search on "
+                         "fresh samples, a whole increment less for a sample that "
+                         "overflows: prompts fill about 0.92-0.96 of L); 'per-sample': each "
+                         "sample to within 0.1%% of L")
+    group.addoption("--ruler-answer-prefix",
+                    choices=("auto", "user", "prefill", "prefill-vllm"), default="auto",
+                    help="RULER's answer prefix: 'auto' (default) sends it as RULER sends it "
+                         "to that kind of model: a prefill to an open-model server that says "
+                         "what it is in GET /models (vLLM and SGLang: 'prefill-vllm'; "
+                         "llama.cpp's server: 'prefill'), else at the end of the user message "
+                         "('user', RULER's form for hosted APIs); 'user'; 'prefill': as a "
+                         "final assistant message the model continues (llama.cpp's server, "
                          "Anthropic-style APIs); 'prefill-vllm': the same with vLLM's and "
                          "SGLang's continue_final_message")

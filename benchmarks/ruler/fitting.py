@@ -1,10 +1,20 @@
-"""Fitting a prompt to its target length: the largest size n whose prompt plus
-``tokens_to_generate`` is at most L tokens, in the run's token unit (``ctx.tokenizer``).
+"""Fitting a prompt to its target length L: prompt plus ``tokens_to_generate`` at most L
+tokens, in the run's token unit (``ctx.tokenizer``). Two procedures (``--ruler-fit``):
 
-RULER (spec section 2) binary-searches n once per task and length on a probe sample, then
-builds every sample at that n, shrinking by the task's increment when one comes out too long;
-each step tokenizes the whole prompt. Counting can be slow (a server's ``/tokenize`` over
-HTTP), so here whole prompts are counted as rarely as possible:
+**ruler** (the default): RULER's own (spec section 2, FWE section 3.4), so prompts fill L as
+RULER's do (RULER's code: 0.915 of L at 4k, 0.958 at 8k; see docs/ruler-protocol.md). Once
+per task and length (per process and unit), a size n is searched on fresh samples: a probe
+at the task's increment (CWE: 4,096 words) gives tokens per unit, the upper bound is 3x (CWE:
+2x) the units that would fill L, and a binary search keeps the largest n whose fresh sample
+fits. FWE instead grows its word count from B // 6 in steps of B // 32 (B = L less the tokens
+to generate) while one sample is shorter than B, then steps back once. Every sample is then
+built at that n, dropping one whole increment (500 words of essay, 25 lines of noise or
+needles, 10 words, lines or documents, FWE's B // 32 words) while it overflows.
+
+**per-sample**: each sample fitted to within a thousandth of L (0.998-1.000), as closely as
+its size allows; prompts are then longer than RULER's at the same nominal length. Counting
+can be slow (a server's ``/tokenize`` over HTTP), so whole prompts are counted as rarely as
+possible:
 
 - once per task and length (per process), a probe sample gives the cost of one unit of n
   (a line, a word, a document: the slope between two counted sizes) and the n that fits it;
@@ -22,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
 from typing import Callable, Protocol
 
@@ -29,6 +40,9 @@ from . import stimulus
 from .grid import TASKS, RulerSample
 from .stimulus import Prompt, QaData
 
+# the smallest size whose prompt still asks its question (10 common words; FWE's ranks 2-4)
+FLOORS = {"cwe": stimulus.COMMON, "fwe": stimulus.FweMaker.MIN_WORDS}
+CWE_PROBE = 4096  # RULER measures CWE's tokens per word on a list of this many words
 MAX_COUNTS = 40  # a bracketing search on any count converges long before this
 # Close enough: within a thousandth of the budget (4 tokens at 4k, 131 at 128k, far under
 # RULER's increments of 500 words or 25 lines), no further count is spent.
@@ -153,12 +167,93 @@ def calibration(task_name: str, length: int, *, tokenizer, qa: QaData | None = N
     return calibrate(probe, tokenizer.count, prompt_budget(task_name, length, tokenizer))
 
 
-def build(sample: RulerSample, tokenizer, qa: QaData | None = None) -> Fitted:
-    """The sample's prompt at the largest size that fits its length (TooShort if none)."""
+def build(sample: RulerSample, tokenizer, qa: QaData | None = None,
+          procedure: str = "ruler", draw: int = 0) -> Fitted:
+    """The sample's prompt fitted to its length by ``procedure`` (TooShort if none fits);
+    ``draw``: which of RULER's searches sizes it (0, a run's; others measure the spread)."""
+    maker = _maker(sample.task, sample.length, sample.seed, sample.index, tokenizer, qa)
+    budget = prompt_budget(sample.task, sample.length, tokenizer)
+    if procedure == "ruler":
+        size = ruler_size(sample.task, sample.length, tokenizer=tokenizer, qa=qa, draw=draw)
+        return shrink(maker, tokenizer.count, budget, size,
+                      ruler_step(sample.task, sample.length, budget), FLOORS.get(
+                          TASKS[sample.task].family, 1))
     start, unit = calibration(sample.task, sample.length, tokenizer=tokenizer, qa=qa)
-    return fit(_maker(sample.task, sample.length, sample.seed, sample.index, tokenizer, qa),
-               tokenizer.count, prompt_budget(sample.task, sample.length, tokenizer), start,
-               unit)
+    return fit(maker, tokenizer.count, budget, start, unit)
+
+
+# -- RULER's procedure -------------------------------------------------------------------
+def ruler_step(task_name: str, length: int, budget: int) -> int:
+    """The size RULER drops from a sample that overflows: its ``incremental``; FWE's B // 32
+    (B: the prompt's budget, L less the tokens to generate and any chat template)."""
+    task = TASKS[task_name]
+    if task.family == "fwe":
+        return max(1, budget // 32)
+    return stimulus.increment(task, length)
+
+
+@per_tokenizer
+def ruler_size(task_name: str, length: int, *, tokenizer, qa: QaData | None = None,
+               draw: int = 0) -> int:
+    """RULER's size for the task at this length, searched once per process and unit on
+    fresh samples (their seeds ``ruler/<task>/<length>/search<i>``; QA: the first question,
+    as RULER's search uses). See the module doc. Another ``draw`` searches on other fresh
+    samples: where one sample's few tokens decide a whole increment, draws differ."""
+    task = TASKS[task_name]
+    budget = prompt_budget(task_name, length, tokenizer)
+    step = ruler_step(task_name, length, budget)
+    probes = itertools.count()
+    prefix = f"ruler/{task_name}/{length}/" + (f"draw{draw}/" if draw else "")
+
+    def fresh() -> Maker:
+        return _maker(task_name, length, f"{prefix}search{next(probes)}", 0, tokenizer, qa)
+
+    if task.family == "fwe":
+        return fwe_size(fresh(), tokenizer.count, budget, step)
+    # RULER's bound reads L less any chat template (its max_seq_length), not the budget
+    limit = budget + task.tokens_to_generate
+    probe = CWE_PROBE if task.family == "cwe" else step
+    sample = fresh()
+    # RULER's VT estimate leaves out the one-shot example (it counts it apart): with it, the
+    # bound (3x) falls short of L at 8k
+    example = tokenizer.count(sample.example) if task.family == "vt" else 0
+    per_unit = (tokenizer.count(sample.prompt(probe).text) - example) / probe
+    estimate = int(limit // per_unit) * 2 if task.family == "cwe" else int(limit / per_unit * 3)
+    low, high, best = step, max(estimate, 2 * step), None
+    while low <= high:
+        middle = (low + high) // 2
+        if tokenizer.count(fresh().prompt(middle).text) <= budget:
+            best, low = middle, middle + 1
+        else:
+            high = middle - 1
+    return step if best is None else best
+
+
+def fwe_size(maker: Maker, count: Callable[[str], int], budget: int, step: int) -> int:
+    """FWE's word count: from B // 6 up by ``step`` while the prompt is shorter than B, then
+    one step back (RULER counts the prompt with its answer prefix against B)."""
+    words = budget // 6
+    while count(maker.prompt(words).text) < budget:
+        words += step
+    return words - step
+
+
+def shrink(maker: Maker, count: Callable[[str], int], budget: int, size: int, step: int,
+           floor: int = 1) -> Fitted:
+    """The sample at ``size``, less one ``step`` at a time while it overflows the budget.
+    As RULER's, a size may fall under the step (500 words of essay at 1k); it stops where
+    RULER would loop for ever, or under ``floor`` (the words CWE and FWE need)."""
+    n, counts = size, 0
+    while True:
+        prompt = maker.prompt(n)
+        tokens = count(prompt.text)
+        counts += 1
+        if tokens <= budget:
+            return Fitted(n, prompt, tokens, counts, tokens / n)
+        if n <= step or n - step < floor:
+            raise TooShort(f"{tokens} tokens at size {n} exceed the budget of {budget}, and "
+                           f"RULER's step ({step}) leaves no smaller size")
+        n -= step
 
 
 def prompt_budget(task_name: str, length: int, tokenizer) -> int:

@@ -1,13 +1,16 @@
 """RULER's own numbers from the records (spec section 4): per task and length the score
-(100 x the mean string-match score), per length the unweighted mean over the tasks, their
-average, wAvg(inc) and wAvg(dec), and the effective length (the longest length whose score,
-and every shorter one's, is >= 85.6). Each with a 95% interval: a bootstrap that resamples
-the scored samples within each task and length (seeded), and the counts behind it.
+(100 x the mean string-match score, rounded to 2 decimals as RULER rounds it), per length the
+unweighted mean of those rounded task scores, their average, wAvg(inc) and wAvg(dec), and the
+effective length (the longest length whose score, and every shorter one's, is >= 85.6), all
+read from the rounded task scores as RULER reads them. Each with a 95% interval from the
+shared verdict bootstrap (reporting/analysis/verdicts.py ``curve_bootstrap``: the scored
+samples resampled within each task and length, seeded) on the unrounded scores, and the
+counts behind it.
 
-The run's verdict (reporting/verdicts.py) pools the samples at a length instead. When every
-task has the same number of scored samples there, the pooled mean is the mean of the task
-means, RULER's number; the findings say at which lengths they differ (a task with skipped,
-overflowed or failed samples, or none at all).
+The run's verdict reads the same curve: RULER declares its tasks a stratum
+(``Experiment.stratum``), so the verdict's mean at a length is the mean of the task means,
+unrounded. The findings still say at which lengths a task has other counts than the rest,
+or none at all (skipped, overflowed or failed samples).
 
 Only imported where the run's files are written (pandas).
 """
@@ -19,26 +22,33 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from reporting.analysis.verdicts import curve_bootstrap, last_passing
+
 from . import EXPERIMENT
 from .grid import LENGTHS, TASKS, length_label
 
 METRIC = EXPERIMENT.metric
 BAR = round(100 * EXPERIMENT.absolute, 1)  # Llama-2-7B-chat's 4k score: RULER's threshold
-RESAMPLES = 2000
-SEED = 0
+DECIMALS = 2  # RULER rounds each task's score (0-100) before it averages them
 
 
 @dataclasses.dataclass
 class LengthScore:
     length: int
-    score: float  # mean over tasks of 100 x the task's mean
-    low: float
+    score: float  # mean over tasks of the task scores (100 x the task's mean, rounded)
+    unrounded: float  # the same from unrounded task scores
+    low: float  # the interval: unrounded
     high: float
     tasks: list[str]  # the tasks with scored samples at this length
     samples: int  # scored samples in all
-    equal_counts: bool  # every task has the same count: the verdict's pooled mean is this
+    equal_counts: bool  # every task has the same count
     fewest: int  # the smallest task's count
     replicates: np.ndarray = dataclasses.field(repr=False)
+
+
+def task_score(mean: float) -> float:
+    """RULER's task score: 100 x the mean, rounded to 2 decimals."""
+    return round(100 * float(mean), DECIMALS)
 
 
 def scored(frame: pd.DataFrame) -> pd.DataFrame:
@@ -48,37 +58,40 @@ def scored(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def task_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """task, length, score (0-100), n: one row per task and length with scored samples."""
+    """task, length, score (0-100, rounded as RULER's), unrounded, n: one row per task and
+    length with scored samples."""
     good = scored(frame)
     if good.empty:
-        return pd.DataFrame(columns=["task", "length", "score", "n"])
+        return pd.DataFrame(columns=["task", "length", "score", "unrounded", "n"])
     table = good.groupby(["params.task", "params.length"])[METRIC].agg(["mean", "size"])
     table = table.reset_index().rename(columns={"params.task": "task", "params.length": "length",
-                                                "mean": "score", "size": "n"})
-    table["score"] = table["score"].astype(float) * 100
+                                                "mean": "unrounded", "size": "n"})
+    table["unrounded"] = table["unrounded"].astype(float) * 100
+    table["score"] = [round(value, DECIMALS) for value in table["unrounded"]]
     table["length"] = table["length"].astype(int)
-    return table
+    return table[["task", "length", "score", "unrounded", "n"]]
 
 
 def length_scores(frame: pd.DataFrame) -> list[LengthScore]:
-    """RULER's score at each length, with a bootstrap over samples within each task."""
+    """RULER's score at each length, with the bootstrap of its tasks' unrounded means."""
     good = scored(frame)
-    rng = np.random.default_rng(SEED)
-    found = []
+    by_length = []
     for length, part in sorted(good.groupby("params.length"), key=lambda item: item[0]):
-        means, replicates, counts = [], np.zeros(RESAMPLES), []
         tasks = [t for t in TASKS if t in set(part["params.task"])]
-        for task in tasks:
-            values = part.loc[part["params.task"] == task, METRIC].astype(float).to_numpy()
-            means.append(values.mean())
-            counts.append(len(values))
-            draws = rng.integers(0, len(values), size=(RESAMPLES, len(values)))
-            replicates += values[draws].mean(axis=1)
-        replicates = replicates / len(tasks) * 100
+        by_length.append((int(length), tasks, [
+            part.loc[part["params.task"] == task, METRIC].astype(float).to_numpy()
+            for task in tasks]))
+    if not by_length:
+        return []
+    curves = 100 * curve_bootstrap([values for _, _, values in by_length])  # length x resample
+    found = []
+    for (length, tasks, values), replicates in zip(by_length, curves):
+        counts = [len(v) for v in values]
         low, high = np.percentile(replicates, [2.5, 97.5])
-        found.append(LengthScore(int(length), float(np.mean(means)) * 100, float(low),
-                                 float(high), tasks, int(sum(counts)), len(set(counts)) == 1,
-                                 min(counts), replicates))
+        found.append(LengthScore(
+            length, float(np.mean([task_score(v.mean()) for v in values])),
+            float(np.mean([v.mean() for v in values])) * 100, float(low), float(high), tasks,
+            int(sum(counts)), len(set(counts)) == 1, min(counts), replicates))
     return found
 
 
@@ -90,15 +103,13 @@ def weighted_average(scores: list[float], increasing: bool) -> float:
     return float(np.dot(weights, scores) / weights.sum())
 
 
-def effective_length(scores: list[float], lengths: list[int], bar: float = BAR) -> int:
+def effective_length(scores, lengths: list[int], bar: float = BAR):
     """The longest length whose score and every shorter one's is >= bar; 0 if the first
-    fails."""
-    passed = 0
-    for length, score in zip(lengths, scores):
-        if score < bar:
-            break
-        passed = length
-    return passed
+    fails (the verdicts' rule, ``last_passing``). ``scores``: one curve, or curves
+    (..., lengths) for which an array of lengths comes back."""
+    index = last_passing(np.asarray(scores, dtype=float) >= bar)
+    found = np.concatenate([[0], np.asarray(lengths, dtype=np.int64)])[index + 1]
+    return int(found) if np.ndim(found) == 0 else found
 
 
 def _interval(values: np.ndarray) -> tuple[float, float]:
@@ -116,16 +127,17 @@ def summary(frame: pd.DataFrame) -> dict:
     stacked = np.stack([item.replicates for item in by_length], axis=1)  # resample x length
     weights = np.arange(1, len(lengths) + 1, dtype=float)
     effective = effective_length(points, lengths)
-    effective_replicates = np.array([effective_length(list(row), lengths) for row in stacked])
+    effective_replicates = effective_length(stacked, lengths)
     tasks = sorted({t for item in by_length for t in item.tasks}, key=list(TASKS).index)
     return {
         "by_length": [{"length": item.length, "score": round(item.score, 2),
+                       "unrounded": round(item.unrounded, 4),
                        "low": round(item.low, 2), "high": round(item.high, 2),
                        "tasks": len(item.tasks), "samples": item.samples,
                        "missing_tasks": [t for t in tasks if t not in item.tasks],
                        "equal_counts": item.equal_counts, "fewest": item.fewest}
                       for item in by_length],
-        "by_task": task_table(frame).round({"score": 2}).to_dict(orient="records"),
+        "by_task": task_table(frame).round({"unrounded": 4}).to_dict(orient="records"),
         "avg": _estimate(float(np.mean(points)), stacked.mean(axis=1)),
         "wavg_inc": _estimate(weighted_average(points, True), stacked @ weights / weights.sum()),
         "wavg_dec": _estimate(weighted_average(points, False),
@@ -183,8 +195,8 @@ def findings(frame: pd.DataFrame) -> dict:
     unequal = [length_label(row["length"]) for row in rows
                if not row["equal_counts"] or row["missing_tasks"]]
     if unequal:
-        lines.append("the verdict pools samples, RULER averages tasks: they differ at "
-                     f"{', '.join(unequal)} (tasks with different scored counts or none)")
+        lines.append(f"tasks with different scored counts, or none, at {', '.join(unequal)}: "
+                     "RULER's mean weighs each task equally, whatever its count")
     if found["comparable"]:
         lines.append(f"not RULER's published table: {found['comparable']}")
     return {**found, "lines": lines}

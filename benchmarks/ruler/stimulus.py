@@ -85,6 +85,22 @@ PREFILL_PARAMS = {"user": {}, "prefill": {},
                                    "add_generation_prompt": False}}
 
 
+# --ruler-answer-prefix auto: RULER's model templates end the prompt inside the assistant's
+# turn for open models (a prefill) and send hosted APIs one user message. An open-model
+# server is known by what its /models card says it is (``owned_by``), and gets the prefill
+# in the form it continues; anything else (hosted APIs, servers that do not say, and
+# llama-cpp-python's "me", whose chat handler never continues a message) gets RULER's API
+# form.
+PREFIX_BY_SERVER = {"vllm": "prefill-vllm", "sglang": "prefill-vllm", "llamacpp": "prefill"}
+
+
+def answer_prefix_form(choice: str, server_kind: str | None) -> str:
+    """The form the answer prefix is sent in: ``choice``, or for ``auto`` the server's."""
+    if choice != "auto":
+        return choice
+    return PREFIX_BY_SERVER.get(server_kind or "", "user")
+
+
 def messages(prompt: Prompt, answer_prefix: str) -> list[dict[str, str]]:
     if answer_prefix == "user":
         return [{"role": "user", "content": prompt.text}]

@@ -23,7 +23,8 @@ def settings(config: pytest.Config) -> dict:
             "tasks": grid.parse_tasks(config.getoption("ruler_tasks"), scale),
             "lengths": grid.parse_lengths(config.getoption("ruler_lengths"), scale),
             "samples": grid.parse_samples(config.getoption("ruler_samples"), scale),
-            "answer_prefix": config.getoption("ruler_answer_prefix")}
+            "answer_prefix": config.getoption("ruler_answer_prefix"),
+            "fit": config.getoption("ruler_fit")}
     return config.stash[SETTINGS_KEY]
 
 
@@ -45,8 +46,9 @@ def pytest_generate_tests(metafunc):
 
 
 def request_size(sample, ctx) -> tuple[int, int]:
-    """``--plan`` without building: a prompt is fitted to its length less the tokens to
-    generate (to within a thousandth), so that is its size, in any token unit."""
+    """``--plan`` without building: a prompt is at most its length less the tokens to
+    generate, in any token unit (within a thousandth of it with ``--ruler-fit per-sample``;
+    RULER's own fit fills 0.92-0.96 of L on average, so the plan is an upper bound)."""
     task = grid.TASKS[sample.task]
     if task.needs_data:  # its file is checked as the run checks it (read once per process)
         qa.load(task.dataset)
@@ -68,22 +70,27 @@ async def solve(sample, ctx):
         record.skip(f"{sample.task} has {len(data.questions)} questions; there is no "
                     f"question {sample.index} (use --ruler-samples {len(data.questions)})")
     try:
-        fitted = await ctx.build(fitting.build, sample, ctx.tokenizer, data)
+        fitted = await ctx.build(fitting.build, sample, ctx.tokenizer, data, s["fit"])
     except fitting.TooShort as reason:
         record.skip(f"{sample.task} does not fit {sample.length} tokens: {reason}")
     outputs = fitted.prompt.outputs
+    server = getattr(ctx.model, "server_kind", None)
+    form = stimulus.answer_prefix_form(s["answer_prefix"], server)
     record.detail(size=fitted.size, prompt_tokens=fitted.tokens, token_counts=fitted.counts,
+                  fill=round(fitted.tokens / sample.length, 4),
                   tokens_to_generate=task.tokens_to_generate, outputs=list(outputs),
-                  answer_prefix=fitted.prompt.answer_prefix,
-                  answer_prefix_as=s["answer_prefix"],
+                  answer_prefix=fitted.prompt.answer_prefix, answer_prefix_as=form,
+                  protocol={"ruler_fit": s["fit"], "ruler_answer_prefix": form + (
+                      f" (auto: the server says {server or 'nothing'})"
+                      if s["answer_prefix"] == "auto" else "")},
                   build_s=round(time.perf_counter() - started, 3))
-    record.stimulus(stimulus.messages(fitted.prompt, s["answer_prefix"]),
+    record.stimulus(stimulus.messages(fitted.prompt, form),
                     target_tokens=fitted.tokens, target_length=sample.length,
                     max_tokens=task.tokens_to_generate)
     del fitted  # the record holds the prompt until it is sent; nothing else does
     record.skip_unless_fits(ctx.model)
     completion = await record.ask(ctx.model, temperature=0.0, top_p=1.0,
-                                  **stimulus.PREFILL_PARAMS[s["answer_prefix"]])
+                                  **stimulus.PREFILL_PARAMS[form])
     return Answered(completion, outputs)
 
 

@@ -55,6 +55,7 @@ from reporting.analysis.verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFE
 
 RESAMPLES = 2000
 SEED = 0
+BATCH_SCORES = 10_000_000
 _TOLERANCE = 1e-12  # 0.85 x 1.0 must pass at exactly 0.85
 NO_LENGTH_AXIS = "no length axis"
 NO_VERDICT = "no verdict"
@@ -248,23 +249,22 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
         found.no_verdict = dict.fromkeys(NUMBERS, NO_LENGTH_SCORED)
         return found
     groups, thin = _enough(
-        [(length, part[experiment.metric].astype(float).to_numpy())
+        [(length, strata(part, experiment.metric, experiment.stratum))
          for length, part in usable.groupby(experiment.length, sort=True)],
         settings.min_samples)
     found.thin_lengths = [_plain(length) for length, _ in thin]
-    found.thin_counts = [len(values) for _, values in thin]
+    found.thin_counts = [_size(values) for _, values in thin]
     if not groups:
         found.no_verdict = dict.fromkeys(NUMBERS, TOO_FEW_SAMPLES)
         return found
     lengths = [length for length, _ in groups]
-    found.lengths, found.counts = [_plain(v) for v in lengths], [len(v) for _, v in groups]
-    found.means = [float(v.mean()) for _, v in groups]
+    found.lengths, found.counts = [_plain(v) for v in lengths], [_size(v) for _, v in groups]
+    found.means = [curve_mean(v) for _, v in groups]
     rules = _Rules.of(experiment, settings, np.asarray(lengths, dtype=float))
     found.base_lengths = found.lengths[:rules.base_k]
     found.relative, found.absolute = settings.relative, rules.absolute
     observed = rules.statistics(np.asarray(found.means)[None, :])[:, 0]
-    distribution = _bootstrap([v for _, v in groups],
-                              lambda means: rules.statistics(means))
+    distribution = curve_bootstrap([v for _, v in groups], rules.statistics)
     base, rel, abs_, auc = observed
     low, high = _interval(distribution)
     found.base = Estimate(float(base), low[0], high[0])
@@ -280,10 +280,29 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
     return found
 
 
+def strata(part: pd.DataFrame, metric: str, stratum: str | None) -> list[np.ndarray]:
+    """One length's scores: one array, or one per stratum (in sorted order) when the
+    experiment weighs its strata equally (``Experiment.stratum``)."""
+    if stratum is None or stratum not in part:
+        return [part[metric].astype(float).to_numpy()]
+    return [group[metric].astype(float).to_numpy()
+            for _, group in part.groupby(stratum, sort=True)]
+
+
+def curve_mean(strata: Sequence[np.ndarray]) -> float:
+    """A length's point on the curve: the mean of its strata's means (one stratum: its mean)."""
+    return float(np.mean([values.mean() for values in strata]))
+
+
+def _size(values) -> int:
+    """Scored samples in one length's values (an array, or a list of strata)."""
+    return len(values) if isinstance(values, np.ndarray) else sum(len(v) for v in values)
+
+
 def _enough(groups: list, min_samples: int) -> tuple[list, list]:
     """(length, values) groups with at least ``min_samples`` values, and the thinner ones."""
-    return ([g for g in groups if len(g[1]) >= min_samples],
-            [g for g in groups if len(g[1]) < min_samples])
+    return ([g for g in groups if _size(g[1]) >= min_samples],
+            [g for g in groups if _size(g[1]) < min_samples])
 
 
 def verdicts(frame: pd.DataFrame, experiments: dict[str, Experiment],
@@ -340,11 +359,11 @@ class _Rules:
             relative = means >= self.relative * base[..., None] - _TOLERANCE
         else:
             relative = means <= (2 - self.relative) * base[..., None] + _TOLERANCE
-        rel = _last_passing(relative)
+        rel = last_passing(relative)
         if self.absolute is None:
             absolute = np.full(rel.shape, np.nan)
         else:
-            absolute = _last_passing(means >= self.absolute - _TOLERANCE if self.higher
+            absolute = last_passing(means >= self.absolute - _TOLERANCE if self.higher
                                      else means <= self.absolute + _TOLERANCE)
         if len(self.lengths) >= 2:
             x = np.log(self.lengths)
@@ -364,10 +383,17 @@ class _Rules:
         return Estimate(*(float(self.at(i)) for i in (index, low, high)))
 
 
-def _last_passing(passes: np.ndarray) -> np.ndarray:
+def last_passing(passes: np.ndarray) -> np.ndarray:
     failing = ~passes
     first_failure = np.where(failing.any(axis=-1), failing.argmax(axis=-1), passes.shape[-1])
     return first_failure - 1
+
+
+def _batch(samples: Sequence[np.ndarray]) -> int | None:
+    """Resamples drawn at once: all (None) unless that would hold more than about 10M
+    scores (RULER's 13 tasks x 6 lengths x 500 samples: 780M at once)."""
+    held = RESAMPLES * sum(len(s) for s in samples)
+    return None if held <= BATCH_SCORES else max(1, RESAMPLES * BATCH_SCORES // held)
 
 
 def _resamplable(values: np.ndarray) -> np.ndarray:
@@ -375,20 +401,34 @@ def _resamplable(values: np.ndarray) -> np.ndarray:
     return np.repeat(values, 2) if len(values) == 1 else values
 
 
-def _bootstrap(groups: Sequence[np.ndarray],
-               statistic: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+def curve_bootstrap(groups: Sequence[Sequence[np.ndarray]],
+                    statistic: Callable[[np.ndarray], np.ndarray] | None = None
+                    ) -> np.ndarray:
     """Bootstrap distribution (statistics x resamples) of ``statistic(mean curve)``,
-    resampling each length's values on their own (stratified)."""
+    resampling each length's values on their own (stratified); a length given as several
+    strata is the mean of their means, each stratum resampled on its own. ``statistic``
+    maps mean curves (..., lengths) to rows of statistics; None: the curves themselves
+    (lengths x resamples; RULER's table reads them)."""
+    if statistic is None:
+        def statistic(means):
+            return np.moveaxis(means, -1, 0)
+    flat = [values for group in groups for values in group]
+    bounds = np.cumsum([0] + [len(group) for group in groups])
+
     def of_samples(*samples, axis=-1):
-        return statistic(np.stack([s.mean(axis=axis) for s in samples], axis=-1))
+        means = [s.mean(axis=axis) for s in samples]
+        curve = [means[bounds[i]] if bounds[i + 1] - bounds[i] == 1 else
+                 np.mean(means[bounds[i]:bounds[i + 1]], axis=0) for i in range(len(groups))]
+        return statistic(np.stack(curve, axis=-1))
 
     with warnings.catch_warnings():
         # a statistic with no rule (no absolute bar, or one length: no AUC) is NaN by design;
         # scipy warns about its NaN interval, which is never shown (``_interval``)
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        result = stats.bootstrap(tuple(_resamplable(g) for g in groups), of_samples,
+        result = stats.bootstrap(tuple(_resamplable(g) for g in flat), of_samples,
                                  vectorized=True, n_resamples=RESAMPLES, method="percentile",
-                                 confidence_level=CONFIDENCE, rng=np.random.default_rng(SEED))
+                                 confidence_level=CONFIDENCE, rng=np.random.default_rng(SEED),
+                                 batch=_batch(flat))
     return np.asarray(result.bootstrap_distribution)
 
 

@@ -66,6 +66,9 @@ def run_identity(info: dict, frame: pd.DataFrame) -> dict:
         "sampling": sampling,
         # the run's generation settings (--temperature, --thinking, -M ...; {}: none set)
         "generation": model_columns(frame, "model.generation."),
+        # how an experiment sent its prompts where it offers a choice (records'
+        # ``details.protocol``: RULER's fitting and answer prefix)
+        "protocol": model_columns(frame, "details.protocol."),
         "scale": options.get("scale"),
         "seeds": {name: value for name, value in options.items() if "seed" in name},
         "versions": {k: v for k, v in (info.get("versions") or {}).items() if v},
@@ -73,7 +76,7 @@ def run_identity(info: dict, frame: pd.DataFrame) -> dict:
 
 
 def model_columns(frame: pd.DataFrame, prefix: str) -> dict[str, str]:
-    """The records' values of the model identity's ``prefix`` columns, several joined."""
+    """Each column under ``prefix`` (its name less the prefix): its distinct values, joined."""
     found = {}
     if not frame.empty:
         for column in sorted(c for c in frame.columns if c.startswith(prefix)):

@@ -142,6 +142,8 @@ def identity_section(run_id: str, info: dict, frame: pd.DataFrame, *, started: s
                             or "—")),
         ("generation settings", escape(", ".join(
             f"{k}={v}" for k, v in identity.get("generation", {}).items()) or "none set")),
+        ("protocol", escape(", ".join(f"{k}={v}" for k, v in
+                                      identity.get("protocol", {}).items()) or "—")),
         ("scale", escape(identity["scale"] or "—")),
         ("seeds", escape(", ".join(f"{k}={v}" for k, v in identity["seeds"].items())
                      or "fixed in each experiment's grid")),

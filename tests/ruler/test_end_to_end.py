@@ -140,3 +140,34 @@ def test_a_plan_of_ruler_beside_an_experiment_without_request_sizes():
     rows = {line.split()[0] for line in done.stdout.splitlines()
             if line.startswith(("ruler ", "re3 "))}
     assert rows == {"ruler", "re3"}
+
+
+@pytest.mark.parametrize("owned_by, form", [
+    ("vllm", "prefill-vllm"), ("llamacpp", "prefill"), ("openai", "user")])
+def test_the_default_answer_prefix_is_rulers_for_what_the_server_says_it_is(
+        owned_by, form, tmp_path):
+    """``--ruler-answer-prefix auto``: a prefill for an open-model server (in the form vLLM,
+    or llama.cpp's server, continues), RULER's user-message form for a hosted API."""
+    with ScriptedServer(oracle.perfect, context_length=16384, owned_by=owned_by) as server:
+        done = pytest_run("--model", "scripted", "--base-url", server.base_url,
+                          "--results-dir", str(tmp_path), "--run-id", "auto",
+                          "--ruler-tasks", "niah_single_1", "--ruler-lengths", "1k")
+        requests = [r for r in server.requests if r.get("messages")]
+    assert done.returncode == 0, done.stdout[-2000:]
+    (request,) = requests
+    prefix = " mentioned in the provided text is"
+    if form == "user":
+        (user,) = request["messages"]
+        assert user["role"] == "user" and user["content"].endswith(prefix)
+    else:
+        user, assistant = request["messages"]
+        assert user["content"].endswith("mentioned in the provided text?")
+        assert assistant["role"] == "assistant" and assistant["content"].endswith(prefix)
+    assert ("continue_final_message" in request) == (form == "prefill-vllm")
+    (record,) = [json.loads(line) for line in
+                 (tmp_path / "auto" / "samples.jsonl").read_text().splitlines()]
+    assert record["details"]["answer_prefix_as"] == form
+    stated = f"{form} (auto: the server says {owned_by})"
+    assert record["details"]["protocol"]["ruler_answer_prefix"] == stated
+    identity = json.loads((tmp_path / "auto" / "summary.json").read_text())["identity"]
+    assert identity["protocol"] == {"ruler_answer_prefix": stated, "ruler_fit": "ruler"}

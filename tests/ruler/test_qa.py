@@ -74,7 +74,7 @@ def test_hotpotqa_documents_are_title_newline_sentences(hotpot_file):
 @pytest.mark.parametrize("length", [2048, 4096])
 def test_qa_prompts_hold_the_gold_documents_and_fit(task, reader, fixture, length, request):
     data = reader(request.getfixturevalue(fixture))
-    fitted = fitting.build(RulerSample(task, length, 7), o200k(), data)
+    fitted = fitting.build(RulerSample(task, length, 7), o200k(), data, "per-sample")
     prompt = fitted.prompt
     question = data.questions[7]
     assert prompt.outputs == tuple(question["outputs"])

@@ -57,7 +57,7 @@ def test_a_length_score_is_the_mean_of_the_task_scores_not_of_the_samples():
     assert by_length[4 * K]["score"] == 50.0  # the pooled mean would be 80
     assert not by_length[4 * K]["equal_counts"] and by_length[8 * K]["equal_counts"]
     assert by_length[8 * K]["score"] == 75.0
-    assert any("they differ at 4K" in line for line in found["lines"])
+    assert any("different scored counts, or none, at 4K:" in line for line in found["lines"])
     assert "2 of RULER's 13 tasks" in found["comparable"]
 
 
@@ -76,3 +76,50 @@ def test_the_effective_length_over_lengths_and_its_censoring():
     assert effective["value"] == 8 * K and not effective["censored"]
     everything = results.findings(frame([("cwe", 4 * K, 1.0)] * 3))["effective_length"]
     assert everything["value"] == 4 * K and everything["censored"]
+
+
+def test_task_scores_are_rounded_as_rulers_before_the_bar_and_the_averages():
+    # 85.5951 rounds to 85.6: RULER's bar passes on the rounded task score; the interval and
+    # the unrounded value stay unrounded
+    rows = [("cwe", 4 * K, 0.855951)] * 3 + [("cwe", 8 * K, 0.855949)] * 3
+    found = results.findings(frame(rows))
+    by_length = {row["length"]: row for row in found["by_length"]}
+    assert by_length[4 * K]["score"] == 85.6 and by_length[4 * K]["unrounded"] == 85.5951
+    assert by_length[8 * K]["score"] == 85.59
+    assert found["effective_length"]["value"] == 4 * K
+    assert found["avg"]["value"] == round((85.6 + 85.59) / 2, 2)
+    (task,) = [row for row in found["by_task"] if row["length"] == 4 * K]
+    assert task["score"] == 85.6 and task["unrounded"] == 85.5951
+
+
+def test_the_verdict_reads_rulers_curve_the_mean_of_the_task_means():
+    """The shared verdict machinery with the tasks as its stratum: RULER's per-length
+    numbers, unrounded, whatever each task's count."""
+    from benchmarks.ruler import EXPERIMENT
+    from reporting.analysis.verdict_settings import VerdictSettings
+    from reporting.analysis.verdicts import verdict
+
+    rows = [("niah_single_1", 4 * K, 1.0)] * 4 + [("vt", 4 * K, 0.0)] * 1 \
+        + [("niah_single_1", 8 * K, 1.0)] * 2 + [("vt", 8 * K, 0.5)] * 2 \
+        + [("cwe", 8 * K, 0.3)] * 3
+    found = results.findings(frame(rows))
+    judged = verdict(frame(rows), EXPERIMENT, VerdictSettings(min_samples=1))
+    assert [round(100 * mean, 4) for mean in judged.means] == \
+        [row["unrounded"] for row in found["by_length"]] == [50.0, 60.0]
+    assert judged.counts == [row["samples"] for row in found["by_length"]] == [5, 7]
+
+
+def test_the_intervals_on_the_shared_bootstrap_are_those_of_a_bootstrap_within_tasks():
+    """RULER's intervals now come from the verdicts' bootstrap (scipy's, seeded); the same
+    resampling drawn by hand, within each task, gives the same interval to within a point."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    scores = {task: rng.choice([0.0, 0.25, 0.5, 1.0], size=40) for task in ("cwe", "fwe", "vt")}
+    rows = [(task, 4 * K, float(v)) for task, values in scores.items() for v in values]
+    (row,) = results.findings(frame(rows))["by_length"]
+    draws = np.random.default_rng(0)
+    replicates = np.mean([values[draws.integers(0, 40, size=(4000, 40))].mean(axis=1)
+                          for values in scores.values()], axis=0) * 100
+    low, high = np.percentile(replicates, [2.5, 97.5])
+    assert row["low"] == pytest.approx(low, abs=1.0) and row["high"] == pytest.approx(high, abs=1.0)

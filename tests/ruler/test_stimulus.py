@@ -1,7 +1,8 @@
 """Every synthetic task built at two RULER lengths, checked against the spec (ruler.md 3):
 needle counts and sentence forms, key and value types, noise lines, the chain's order, word
-frequencies, the templates byte for byte, and the length: prompt + tokens_to_generate <= L,
-with one more increment over L (in o200k, the tokenizer of these tests)."""
+frequencies, the templates byte for byte, and the length fitted per sample: prompt +
+tokens_to_generate <= L, with one more increment over L (in o200k, the tokenizer of these
+tests)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ TYPES = {"numbers": NUMBER, "uuids": UUID, "words": WORD_KEY}
 
 @functools.lru_cache(maxsize=None)
 def built(task: str, length: int, index: int = 0) -> fitting.Fitted:
-    return fitting.build(RulerSample(task, length, index), o200k())
+    """Fitted per sample: the closest fit (RULER's own procedure: tests/ruler/test_fitting.py)."""
+    return fitting.build(RulerSample(task, length, index), o200k(), procedure="per-sample")
 
 
 def maker_of(task: str, length: int, index: int = 0):

@@ -1,6 +1,7 @@
 """RULER fitted in the server's own tokens (``--tokenizer server``), end to end: the scripted
 server counts in its toy unit (``/tokenize``), and its ``usage.prompt_tokens`` is the truth
-each prompt is checked against: prompt + tokens to generate <= L, within one unit of L."""
+each prompt is checked against: prompt + tokens to generate <= L, within one unit of L
+(fitted per sample; RULER's own procedure fills less, by design)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ def test_prompts_fill_each_length_as_the_server_counts_them(tmp_path):
         done = run_pytest(
             "-m", "ruler", "-q", "--model", "scripted", "--base-url", server.base_url,
             "--results-dir", str(tmp_path), "--run-id", "toy", "--tokenizer", "server",
-            "--ruler-tasks", ",".join(SLACK), "--ruler-lengths", "1k,2k", "--ruler-samples", "1")
+            "--ruler-tasks", ",".join(SLACK), "--ruler-lengths", "1k,2k", "--ruler-samples", "1",
+            "--ruler-fit", "per-sample")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     found = [json.loads(line) for line in
              (tmp_path / "toy" / "samples.jsonl").read_text().splitlines()]
