@@ -291,7 +291,7 @@ def test_plan_prices_the_thinking_budget_as_output():
     plain, _ = plan()
     thinking, output = plan("--reasoning-tokens", "1000")
     assert "reasoning tokens" in output and "priced as output" in output
-    samples, skipped, prompt, answer, reasoning, cost = thinking[1:]
+    samples, skipped, prompt, answer, reasoning, cacheable, cost = thinking[1:]
     assert (reasoning, answer) == ("1,000", plain[4])
     # a million dollars a million output tokens: the cost is the output and reasoning tokens
-    assert float(cost.replace(",", "")) == float(plain[5].replace(",", "")) + 1000
+    assert float(cost.replace(",", "")) == float(plain[6].replace(",", "")) + 1000
