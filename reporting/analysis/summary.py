@@ -35,7 +35,7 @@ def summarize(frame: pd.DataFrame, experiment: Experiment) -> list[dict]:
         values = ok[experiment.metric].tolist() if experiment.metric in ok else []
         mean, low, high, n = mean_interval(values, experiment.metric_kind)
         rows.append({
-            "cell": {c.split(".")[-1]: _plain(v) for c, v in zip(experiment.cell, key)},
+            "cell": {c.split(".")[-1]: plain_value(v) for c, v in zip(experiment.cell, key)},
             "metric": experiment.metric.split(".")[-1],
             "mean": _finite(mean), "ci_low": _finite(low), "ci_high": _finite(high), "n": n,
             "outcomes": {o: int((cell["outcome"] == o).sum()) for o in OUTCOMES},
@@ -71,7 +71,7 @@ def _finite(value: float) -> float | None:
         else round(float(value), 6)
 
 
-def _plain(value):
+def plain_value(value):
     value = value.item() if hasattr(value, "item") else value
     # pandas turns an integer column with gaps into floats: show 500, not 500.0
     if isinstance(value, float):

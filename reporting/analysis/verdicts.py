@@ -50,6 +50,7 @@ from scipy import stats
 from reporting.analysis.curve_tables import scored
 from reporting.experiments import Experiment, length_unit
 from reporting.analysis.stats import CONFIDENCE, mean_interval
+from reporting.analysis.summary import plain_value
 from reporting.analysis.verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
                                VerdictSettings)
 
@@ -78,7 +79,7 @@ class Estimate:
     high: float | None
 
     def to_dict(self) -> dict:
-        return {"value": _plain(self.value), "low": _plain(self.low), "high": _plain(self.high)}
+        return {"value": plain_value(self.value), "low": plain_value(self.low), "high": plain_value(self.high)}
 
 
 @dataclasses.dataclass
@@ -153,7 +154,7 @@ class Verdict:
             elif field.name == "means":
                 value = [round(float(v), 6) for v in value]
             elif isinstance(value, list):
-                value = [_plain(v) for v in value]
+                value = [plain_value(v) for v in value]
             out[field.name] = value
         return out
 
@@ -243,7 +244,7 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
         found.no_verdict = dict.fromkeys(NUMBERS, NO_LENGTH_SCORED)
         return found
     scored_lengths = set(usable[experiment.length]) if not usable.empty else set()
-    found.unscored_lengths = sorted(_plain(v) for v in set(mine[experiment.length].dropna())
+    found.unscored_lengths = sorted(plain_value(v) for v in set(mine[experiment.length].dropna())
                                     - scored_lengths)
     if usable.empty:
         found.no_verdict = dict.fromkeys(NUMBERS, NO_LENGTH_SCORED)
@@ -252,13 +253,13 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
         [(length, strata(part, experiment.metric, experiment.stratum))
          for length, part in usable.groupby(experiment.length, sort=True)],
         settings.min_samples)
-    found.thin_lengths = [_plain(length) for length, _ in thin]
+    found.thin_lengths = [plain_value(length) for length, _ in thin]
     found.thin_counts = [_size(values) for _, values in thin]
     if not groups:
         found.no_verdict = dict.fromkeys(NUMBERS, TOO_FEW_SAMPLES)
         return found
     lengths = [length for length, _ in groups]
-    found.lengths, found.counts = [_plain(v) for v in lengths], [_size(v) for _, v in groups]
+    found.lengths, found.counts = [plain_value(v) for v in lengths], [_size(v) for _, v in groups]
     found.means = [curve_mean(v) for _, v in groups]
     rules = _Rules.of(experiment, settings, np.asarray(lengths, dtype=float))
     found.base_lengths = found.lengths[:rules.base_k]
@@ -521,18 +522,8 @@ def _finite(value) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else value
 
 
-def _plain(value):
-    value = value.item() if hasattr(value, "item") else value
-    if isinstance(value, float):
-        if math.isnan(value):
-            return None
-        if value.is_integer():
-            return int(value)
-    return value
-
-
 def _length(value) -> str:
-    value = _plain(value)
+    value = plain_value(value)
     return f"{value:,}" if isinstance(value, int) else f"{value:,.4g}" \
         if isinstance(value, float) else str(value)
 
