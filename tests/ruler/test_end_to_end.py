@@ -22,6 +22,18 @@ def pytest_run(*args: str, env: dict | None = None) -> subprocess.CompletedProce
     return run_pytest("-m", "ruler", "-q", *args, env=child_env(**(env or {})))
 
 
+def one_request(results, *options: str, **server_options) -> dict:
+    """The chat request that one RULER sample sends to a scripted server (asserting the run
+    passed)."""
+    with ScriptedServer(oracle.perfect, context_length=16384, **server_options) as server:
+        done = pytest_run("--model", "scripted", "--base-url", server.base_url,
+                          "--results-dir", str(results), "--ruler-lengths", "1k", *options)
+        requests = [r for r in server.requests if r.get("messages")]
+    assert done.returncode == 0, done.stdout[-2000:]
+    (request,) = requests
+    return request
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict:
     results = tmp_path_factory.mktemp("ruler-runs")
@@ -100,13 +112,8 @@ def test_plan_lists_the_full_grid_with_token_totals():
 
 
 def test_the_answer_prefix_as_an_assistant_prefill_with_vllms_flags(tmp_path):
-    with ScriptedServer(oracle.perfect, context_length=16384) as server:
-        done = pytest_run("--model", "scripted", "--base-url", server.base_url,
-                          "--results-dir", str(tmp_path), "--ruler-tasks", "niah_multivalue",
-                          "--ruler-lengths", "1k", "--ruler-answer-prefix", "prefill-vllm")
-        requests = [r for r in server.requests if r.get("messages")]
-    assert done.returncode == 0, done.stdout[-2000:]
-    (request,) = requests
+    request = one_request(tmp_path, "--ruler-tasks", "niah_multivalue",
+                          "--ruler-answer-prefix", "prefill-vllm")
     user, assistant = request["messages"]
     assert user["role"] == "user" and user["content"].endswith("mentioned in the provided text?")
     assert assistant == {"role": "assistant", "content": " The special magic numbers for "
@@ -148,13 +155,8 @@ def test_the_default_answer_prefix_is_rulers_for_what_the_server_says_it_is(
         owned_by, form, tmp_path):
     """``--ruler-answer-prefix auto``: a prefill for an open-model server (in the form vLLM,
     or llama.cpp's server, continues), RULER's user-message form for a hosted API."""
-    with ScriptedServer(oracle.perfect, context_length=16384, owned_by=owned_by) as server:
-        done = pytest_run("--model", "scripted", "--base-url", server.base_url,
-                          "--results-dir", str(tmp_path), "--run-id", "auto",
-                          "--ruler-tasks", "niah_single_1", "--ruler-lengths", "1k")
-        requests = [r for r in server.requests if r.get("messages")]
-    assert done.returncode == 0, done.stdout[-2000:]
-    (request,) = requests
+    request = one_request(tmp_path, "--run-id", "auto", "--ruler-tasks", "niah_single_1",
+                          owned_by=owned_by)
     prefix = " mentioned in the provided text is"
     if form == "user":
         (user,) = request["messages"]
