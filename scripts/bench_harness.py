@@ -91,8 +91,16 @@ LARGEST = (
       "--ast-samples", "1"]),
 )
 SECTIONS = ("subset", "per-sample", "full-grid", "prefix")
-# (name, responder, selection): grids with prompts that share prefixes, and one without
+# (name, responder, selection): the full grids with prompts that share prefixes, and one
+# without; ``--quick`` runs the cut-down grids instead (a few minutes)
 PREFIX_GRIDS = (
+    ("NIAH, full grid", "no", ["-m", "niah", "--scale", "full"]),
+    ("RULER, full grid (synthetic tasks)", "no",
+     ["-m", "ruler", "--scale", "full", "--ruler-tasks", "synthetic"]),
+    ("continuation, full grid", "no", ["-m", "continuation", "--scale", "full"]),
+    ("repeated words 25-75 words (nothing to wait for)", "copy", SUBSET),
+)
+QUICK_PREFIX_GRIDS = (
     ("NIAH seq, 1 needle, 1k-50k, 11 depths x 3 distractors, 1 trial", "no",
      ["-m", "niah", "--scale", "full", "--niah-modes", "seq", "--niah-needles", "ferry1",
       "--niah-trials", "1", "-k", "ctx1k or ctx5k or ctx10k or ctx50k"]),
@@ -105,7 +113,6 @@ PREFIX_GRIDS = (
      ["-m", "continuation", "--scale", "full", "--max-context", "32768"]),
     ("repeated words 25-75 words (nothing to wait for)", "copy", SUBSET),
 )
-
 
 def remembers(request: dict) -> str:
     """Already said that, played without a mistake: "yes" to a word asked before, else "no"
@@ -256,14 +263,15 @@ def full_grid(latency: float) -> None:
                 print(timed_row(name, result, latency, connections), flush=True)
 
 
-def prefix(latency: float, prefill: float, cache_tokens: int, grids: list[str]) -> None:
+def prefix(latency: float, prefill: float, cache_tokens: int, grids: list[str],
+           quick: bool) -> None:
     print(f"\nrequests ordered for a prefix cache: the scripted server's cache model "
-          f"({cache_tokens:,} tokens in 16-token blocks, LRU), prefill {prefill * 1e6:.0f} us a "
+          f"({cache_tokens:,} tokens in 16-token blocks, LRU), prefill {prefill * 1e6:.2g} us a "
           f"token on one lane, {latency * 1000:.0f} ms a reply, --max-connections 64; load "
           f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"  {'grid':<44} {'order':>5} {'samples':>7} {'prompt tok':>12} {'computed':>12} "
           f"{'bound':>12} {'/bound':>6} {'cached':>6} {'wall':>7} {'same scores':>11}")
-    for name, responder, selection in PREFIX_GRIDS:
+    for name, responder, selection in QUICK_PREFIX_GRIDS if quick else PREFIX_GRIDS:
         if grids and not any(g in name for g in grids):
             continue
         if not name.startswith("repeated") and not _data_dir(name):
@@ -304,6 +312,8 @@ def main() -> None:
                         help="prefix section: the server's prefix cache capacity")
     parser.add_argument("--grid", action="append", default=[], metavar="WORDS",
                         help="prefix section: only the grids whose name holds WORDS")
+    parser.add_argument("--quick", action="store_true",
+                        help="prefix section: cut-down grids (minutes) instead of the full ones")
     parser.add_argument("--skip-niah", action="store_true",
                         help="leave out the 900k-token NIAH memory measurement (subset)")
     args = parser.parse_args()
@@ -319,8 +329,7 @@ def main() -> None:
     if "full-grid" in sections:
         full_grid(args.latency)
     if "prefix" in sections:
-        prefix(args.latency, args.prefill, args.cache_tokens,
-               args.grid)
+        prefix(args.latency, args.prefill, args.cache_tokens, args.grid, args.quick)
 
 
 if __name__ == "__main__":
