@@ -37,7 +37,7 @@ def add_options(group) -> None:
              "nltk:<Gutenberg file id> or data:<registered file> (default: "
              "nltk:austen-emma.txt)")
     add("--continuation-rounds", type=int, default=None,
-        help="rounds per tier (default: 3; 2 at --scale test)")
+        help="rounds per tier (default: 3; 1 at --scale test)")
     add("--continuation-divisions", type=int, default=1,
         help="1 or a power of two: divisions-1 evenly spaced tiers between powers of two")
     add("--continuation-start-context", type=int, default=1024, metavar="TOKENS",
