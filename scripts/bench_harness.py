@@ -264,7 +264,7 @@ def full_grid(latency: float) -> None:
 
 
 def prefix(latency: float, prefill: float, cache_tokens: int, grids: list[str],
-           quick: bool) -> None:
+           quick: bool, orders: list[str]) -> None:
     print(f"\nrequests ordered for a prefix cache: the scripted server's cache model "
           f"({cache_tokens:,} tokens in 16-token blocks, LRU), prefill {prefill * 1e6:.2g} us a "
           f"token on one lane, {latency * 1000:.0f} ms a reply, --max-connections 64; load "
@@ -277,7 +277,7 @@ def prefix(latency: float, prefill: float, cache_tokens: int, grids: list[str],
         if not name.startswith("repeated") and not _data_dir(name):
             continue
         scores = {}
-        for order in ("off", "on"):
+        for order in orders:
             with ScriptedServer(RESPONDERS.get(responder, responder), context_length=2_000_000,
                                 latency_s=latency, prefix_cache_tokens=cache_tokens,
                                 prefill_s_per_token=prefill) as server:
@@ -285,7 +285,7 @@ def prefix(latency: float, prefill: float, cache_tokens: int, grids: list[str],
                                                         "--prefix-order", order], keep=True)
                 counts = server.prefix_cache.counts()
             scores[order] = result["scores"]
-            same = "" if order == "off" else ("yes" if scores["on"] == scores["off"] else "NO")
+            same = ("yes" if scores["on"] == scores["off"] else "NO") if len(scores) == 2 else ""
             print(f"  {name[:44]:<44} {order:>5} {result['records']:>7} "
                   f"{counts['prompt_tokens']:>12,} {counts['computed_tokens']:>12,} "
                   f"{counts['lower_bound']:>12,} "
@@ -312,6 +312,8 @@ def main() -> None:
                         help="prefix section: the server's prefix cache capacity")
     parser.add_argument("--grid", action="append", default=[], metavar="WORDS",
                         help="prefix section: only the grids whose name holds WORDS")
+    parser.add_argument("--orders", default="off,on", choices=("off,on", "off", "on"),
+                        help="prefix section: the --prefix-order values to run")
     parser.add_argument("--quick", action="store_true",
                         help="prefix section: cut-down grids (minutes) instead of the full ones")
     parser.add_argument("--skip-niah", action="store_true",
@@ -329,7 +331,8 @@ def main() -> None:
     if "full-grid" in sections:
         full_grid(args.latency)
     if "prefix" in sections:
-        prefix(args.latency, args.prefill, args.cache_tokens, args.grid, args.quick)
+        prefix(args.latency, args.prefill, args.cache_tokens, args.grid, args.quick,
+               args.orders.split(","))
 
 
 if __name__ == "__main__":

@@ -80,6 +80,22 @@ class RulerSample(SampleParams):
         return f"{self.task}-{length_id(self.length)}-s{self.index:0{self.width}d}"
 
     @property
+    def prefix_group(self) -> tuple | None:
+        """A task and length's noise or essay haystack is one text up to its first needle, so
+        its samples share a prompt prefix (fixtures/prefix.py; the grid already runs them
+        together, so this sizes what a prefix cache could serve in --plan)."""
+        task = TASKS[self.task]
+        shared = task.family == "niah" and task.haystack in ("noise", "essay")
+        return (self.task, self.length) if shared else None
+
+    @property
+    def prefix_share(self) -> float:
+        """The expected part before the first of k needles at uniform random depths: 1/(k+1)
+        (the depths are drawn when the haystack is fitted, so the plan cannot know them)."""
+        task = TASKS[self.task]
+        return 1 / (task.keys * task.values + 1) if self.prefix_group else 0.0
+
+    @property
     def seed(self) -> str:
         """Seeds every random choice of this sample (with the tokenizer, the stimulus)."""
         return f"ruler/{self.task}/{self.length}/{self.index}"

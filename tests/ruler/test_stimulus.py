@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import collections
 import functools
+import itertools
+import os
 import re
+import statistics
 
 import pytest
 
@@ -235,3 +238,20 @@ def test_a_sample_is_the_same_however_it_was_fitted():
     again = maker_of("niah_multivalue", 4096, 3).prompt(fitted.size)
     assert again == fitted.prompt
     assert built("niah_multivalue", 4096, 4).prompt != fitted.prompt
+
+
+@pytest.mark.parametrize("task", SYNTHETIC)
+def test_prefix_groups_are_the_tasks_whose_haystack_is_one_text(task):
+    """A task's samples declare a prefix group (fixtures/prefix.py, --plan's cacheable) only
+    where their prompts do start alike, and the declared share is about where the first
+    needle stands (12 samples at 4k)."""
+    texts = [built(task, 4096, index).prompt.text for index in range(12)]
+    shared = max(len(os.path.commonprefix([a, b])) / len(a)
+                 for a, b in itertools.combinations(texts, 2))
+    sample = RulerSample(task, 4096, 0)
+    if sample.prefix_group is None:
+        assert shared < 0.05 and sample.prefix_share == 0
+        return
+    assert shared > 0.25
+    first_needle = statistics.mean(t.find("One of the special magic") / len(t) for t in texts)
+    assert sample.prefix_share == pytest.approx(first_needle, abs=0.2)
