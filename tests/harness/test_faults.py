@@ -323,6 +323,13 @@ ROWS: dict[str, Row] = {
     "tokenize-missing": Row(SERVER_UNIT, 2, r"--tokenizer server: http://127\.0\.0\.1:\d+ "
                             r"cannot count tokens \(no /tokenize or /extras/tokenize",
                             fault=counting(Fault(404)), xdist=True),
+    # a --plan that counts through the endpoint stops on the same faults, with the run's status
+    "tokenize-missing-plan": Row([*SERVER_UNIT, "--plan"], 2, r"--tokenizer server: "
+                                 r"http://127\.0\.0\.1:\d+ cannot count tokens \(no /tokenize",
+                                 fault=counting(Fault(404))),
+    "tokenize-closed-port-plan": Row(
+        ["--base-url", "http://127.0.0.1:{closed}/v1", *SERVER_UNIT, "--plan"], 2,
+        r"--tokenizer server: cannot reach http://127\.0\.0\.1:\d+ .*: start the server"),
     "tokenize-500": Row(SERVER_UNIT, 2, r"--tokenizer server: http://127\.0\.0\.1:\d+/tokenize "
                         rf"answered 500 \(injected fault 500\); {COUNTING_FIX}",
                         fault=counting(Fault(500)), xdist=True),
