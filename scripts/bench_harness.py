@@ -34,8 +34,9 @@ The sections (all by default; name some to run only those):
     full-grid   the whole repeated-words grid of one pair (1,090 samples, up to 10,000 words)
                 at 16 and 64 connections, without and with ``-n 2``
 
-    prefix      the order of requests for a prefix cache (fixtures/prefix.py): grids with
-                shared prefixes (NIAH, RULER's haystack tasks, continuation's rounds; and
+    prefix      the order of requests for a prefix cache (fixtures/prefix.py): the full grids
+                with shared prefixes (``--quick``: cut-down ones), NIAH, RULER's haystack
+                tasks, continuation's rounds (and
                 repeated words, which shares nothing worth waiting for) against the
                 scripted server's prefix cache model (16-token blocks, ``--cache-tokens``,
                 LRU) at 64 connections, ``--prefix-order off`` then ``on``: the prompt
@@ -91,6 +92,7 @@ LARGEST = (
       "--ast-samples", "1"]),
 )
 SECTIONS = ("subset", "per-sample", "full-grid", "prefix")
+NOTHING_TO_SHARE = ("repeated words 25-75 words (nothing to wait for)", "copy", SUBSET)
 # (name, responder, selection): the full grids with prompts that share prefixes, and one
 # without; ``--quick`` runs the cut-down grids instead (a few minutes)
 PREFIX_GRIDS = (
@@ -102,7 +104,7 @@ PREFIX_GRIDS = (
       "niah_single_1,niah_single_2,niah_single_3,niah_multikey_1,niah_multivalue,"
       "niah_multiquery,vt"]),
     ("continuation, full grid", "no", ["-m", "continuation", "--scale", "full"]),
-    ("repeated words 25-75 words (nothing to wait for)", "copy", SUBSET),
+    NOTHING_TO_SHARE,
 )
 QUICK_PREFIX_GRIDS = (
     ("NIAH seq, 1 needle, 1k-50k, 11 depths x 3 distractors, 1 trial", "no",
@@ -115,8 +117,9 @@ QUICK_PREFIX_GRIDS = (
       "niah_multiquery,vt"]),
     ("continuation, tiers to 32k, 3 rounds", "no",
      ["-m", "continuation", "--scale", "full", "--max-context", "32768"]),
-    ("repeated words 25-75 words (nothing to wait for)", "copy", SUBSET),
+    NOTHING_TO_SHARE,
 )
+
 
 def remembers(request: dict) -> str:
     """Already said that, played without a mistake: "yes" to a word asked before, else "no"
