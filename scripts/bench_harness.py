@@ -45,7 +45,15 @@ The sections (all by default; name some to run only those):
                 and wall time with prefill on one lane at ``--prefill`` s a token (prefill
                 dominates); then the records' scores of both runs compared
 
+    main-job    the README's main job (``pytest benchmarks -n 2``, test scale) on the embedded
+                model, ``--prefix-order off`` then ``on``, back to back, each with a fresh
+                results dir and ``--no-cache``: wall, CPU, the prompt tokens sent, those the
+                server evaluated (its own timings: what its cache did not serve), their prefill
+                seconds, the lower bound (the distinct token prefixes of the records' prompts,
+                in the server's tokens and chat template) and whether the scores are equal
+
     python scripts/bench_harness.py [--latency 0.2] [subset] [per-sample] [full-grid] [prefix]
+                                    [main-job]
 
 NIAH, continuation and already-said-that read their data from ``$CONTEXTROT_DATA_DIR``.
 """
@@ -55,6 +63,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -65,6 +74,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from fixtures.embedded import TIMINGS_ENV  # noqa: E402
 from fixtures.scripted_server import ScriptedServer  # noqa: E402
 
 SUBSET = ["-m", "repeated_words", "--scale", "full", "-k", "n25w or n50w or n75w"]
@@ -91,7 +101,7 @@ LARGEST = (
      ["-m", "already_said_that", "--scale", "full", "--ast-variant", "distractorless",
       "--ast-samples", "1"]),
 )
-SECTIONS = ("subset", "per-sample", "full-grid", "prefix")
+SECTIONS = ("subset", "per-sample", "full-grid", "prefix", "main-job")
 NOTHING_TO_SHARE = ("repeated words 25-75 words (nothing to wait for)", "copy", SUBSET)
 # (name, responder, selection): the full grids with prompts that share prefixes, and one
 # without; ``--quick`` runs the cut-down grids instead (a few minutes)
@@ -142,41 +152,55 @@ RSS_WRAPPER = ("import os, resource, subprocess, sys\n"
                "sys.exit(code)\n")
 
 
+def child_pytest(arguments: list[str], results: Path, env: dict[str, str]
+                 ) -> tuple[subprocess.CompletedProcess, float, float, int]:
+    """``pytest benchmarks ARGUMENTS`` as a child writing to ``results``, with a fresh results
+    dir and no response cache; (the process, its wall seconds, the CPU seconds of it and all
+    it started, their peak RSS in KiB). Exits with its output if pytest failed."""
+    rss = results.parent / "rss"
+    command = [sys.executable, "-c", RSS_WRAPPER, sys.executable, "-m", "pytest", "benchmarks",
+               *arguments, "-q", "--no-cache", "--results-dir", str(results),
+               "-p", "no:cacheprovider"]
+    launched = time.monotonic()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, **env, "BENCH_RSS": str(rss)})
+    wall = time.monotonic() - launched
+    if done.returncode != 0:
+        sys.exit(f"pytest {' '.join(arguments)} exited {done.returncode}:\n"
+                 + done.stdout[-3000:] + done.stderr[-3000:])
+    peak, cpu = rss.read_text().split()
+    return done, wall, float(cpu), int(peak)
+
+
+def records(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "samples.jsonl").read_text().splitlines()]
+
+
 def run_pytest(server: ScriptedServer, selection: list[str], extra: list[str],
                keep: bool = False) -> dict:
     """One pytest command against ``server``; its timings, record count, CPU and peak RSS
     (``keep``: and each record's outcome and scores, by node id)."""
     with tempfile.TemporaryDirectory() as tmp:
-        stamps, rss = Path(tmp) / "stamps.json", Path(tmp) / "rss"
-        command = [sys.executable, "-c", RSS_WRAPPER, sys.executable, "-m", "pytest",
-                   "benchmarks", *selection, "-q", "--model", "scripted",
-                   "--base-url", server.base_url, "--no-cache",
-                   "--results-dir", str(Path(tmp) / "results"), "--run-id", "bench",
-                   "-p", "no:cacheprovider", "-p", "bench_probe", *extra]
-        env = {**os.environ, "BENCH_STAMPS": str(stamps), "BENCH_RSS": str(rss),
+        stamps = Path(tmp) / "stamps.json"
+        env = {"BENCH_STAMPS": str(stamps),
                "PYTHONPATH": os.pathsep.join([str(ROOT / "scripts"),
                                               os.environ.get("PYTHONPATH", "")])}
         server.answered.clear()
         server.peak_in_flight = 0
         launched = time.monotonic()
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
-        wall = time.monotonic() - launched
-        if done.returncode != 0:
-            sys.exit(f"pytest {' '.join(selection + extra)} exited {done.returncode}:\n"
-                     + done.stdout[-3000:] + done.stderr[-3000:])
-        samples = Path(tmp) / "results" / "bench" / "samples.jsonl"
-        records = len(samples.read_text().splitlines())
-        scores = {r["nodeid"]: (r["outcome"], r["scores"]) for r in
-                  map(json.loads, samples.read_text().splitlines())} if keep else None
+        _, wall, cpu, peak = child_pytest(
+            [*selection, "--model", "scripted", "--base-url", server.base_url,
+             "--run-id", "bench", "-p", "bench_probe", *extra], Path(tmp) / "results", env)
+        found = records(Path(tmp) / "results" / "bench")
+        scores = {r["nodeid"]: (r["outcome"], r["scores"]) for r in found} if keep else None
         arrivals = sorted(json.loads(stamps.read_text()))
         first_request = min(started for started, _ in server.answered)
-        peak, cpu = rss.read_text().split()
         return {"wall": wall, "startup": first_request - launched,
-                "engine": arrivals[-1] - first_request, "records": records,
+                "engine": arrivals[-1] - first_request, "records": len(found),
                 "requests": len(server.answered), "in_flight": server.peak_in_flight,
-                "gaps": [b - a for a, b in zip(arrivals, arrivals[1:])], "cpu": float(cpu),
+                "gaps": [b - a for a, b in zip(arrivals, arrivals[1:])], "cpu": cpu,
                 "rss_mb": max(map(int, Path(f"{stamps}.rss").read_text().split())) / 1024,
-                "all_rss_mb": int(peak) / 1024, "scores": scores}
+                "all_rss_mb": peak / 1024, "scores": scores}
 
 
 HEADER = (f"{'run':<30} {'wall':>7} {'start-up':>9} {'engine':>7} {'ideal':>6} "
@@ -300,6 +324,90 @@ def prefix(latency: float, prefill: float, cache_tokens: int, grids: list[str],
                   f"{counts['served_tokens'] / counts['prompt_tokens']:>6.1%} "
                   f"{result['wall']:>6.1f}s {same:>11}", flush=True)
 
+# llama.cpp's timings of one request, as llama-cpp-python's server logs them when verbose
+PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
+DECODE = re.compile(r"\n\S+\s+eval time =\s*([\d.]+) ms /\s*(\d+) runs")
+
+
+def server_timings(log: str) -> dict:
+    """The embedded server's own count of the prompt tokens it evaluated (its cache served
+    the rest), the tokens it generated, and their seconds, summed over its requests."""
+    prompts = [(float(ms), int(n)) for ms, n in PROMPT_EVAL.findall(log)]
+    decodes = [(float(ms), int(n)) for ms, n in DECODE.findall(log)]
+    return {"requests": len(prompts), "evaluated": sum(n for _, n in prompts),
+            "prefill_s": sum(ms for ms, _ in prompts) / 1000,
+            "decoded": sum(n for _, n in decodes),
+            "decode_s": sum(ms for ms, _ in decodes) / 1000}
+
+
+def prefix_tree(prompts: list[list[int]]) -> int:
+    """The distinct prefixes of ``prompts`` (their prefix tree's size): the fewest tokens any
+    order can evaluate. Sorted, each prompt shares most with its predecessor."""
+    ordered = sorted(prompts)
+    size = sum(map(len, ordered))
+    for before, prompt in zip(ordered, ordered[1:]):
+        shared = 0
+        for a, b in zip(before, prompt):
+            if a != b:
+                break
+            shared += 1
+        size -= shared
+    return size
+
+
+def embedded_prompts(messages: list[list[dict]]) -> list[list[int]]:
+    """``messages`` as the embedded server tokenizes them: its GGUF chat template, its
+    vocabulary, the BOS token where the template does not add one."""
+    from llama_cpp import Llama
+    from llama_cpp._utils import suppress_stdout_stderr
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    from fixtures.embedded import model_path
+
+    # a vocabulary alone has no trained context: llama.cpp's error about it says nothing here
+    with suppress_stdout_stderr(disable=False):
+        model = Llama(str(model_path()), vocab_only=True, verbose=False)
+    vocab = model._model
+    formatter = Jinja2ChatFormatter(
+        template=model.metadata["tokenizer.chat_template"],
+        eos_token=vocab.token_get_text(model.token_eos()),
+        bos_token=vocab.token_get_text(model.token_bos()),
+        stop_token_ids=[model.token_eos()])
+    prompts = []
+    for conversation in messages:
+        rendered = formatter(messages=conversation)
+        prompts.append(model.tokenize(rendered.prompt.encode(),
+                                      add_bos=not rendered.added_special, special=True))
+    return prompts
+
+
+def main_job(orders: list[str]) -> None:
+    print(f"\nthe main job (pytest benchmarks -n 2, test scale) on the embedded model, "
+          f"--no-cache, a fresh results dir each; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    print(f"  {'order':>5} {'samples':>7} {'wall':>7} {'CPU':>7} {'requests':>8} "
+          f"{'prompt tok':>10} {'evaluated':>10} {'bound':>8} {'/bound':>6} {'prefill':>8} "
+          f"{'decoded':>8} {'decode':>7} {'same scores':>11}")
+    scores = {}
+    for order in orders:
+        with tempfile.TemporaryDirectory() as tmp:
+            results = Path(tmp) / "results"
+            _, wall, cpu, _ = child_pytest(
+                ["-n", "2", "--prefix-order", order, "--run-id", "main"], results,
+                {TIMINGS_ENV: "1"})
+            found = records(results / "main")
+            timings = server_timings((results / "main" / "embedded-server.log").read_text())
+        scores[order] = {r["nodeid"]: (r["outcome"], r["scores"], r["output"]) for r in found}
+        # a conversation's record keeps its opening messages: its later turns count as adding
+        # nothing, so this stays a lower bound
+        bound = prefix_tree(embedded_prompts([r["messages"] for r in found]))
+        same = ("yes" if scores["on"] == scores["off"] else "NO") if len(scores) == 2 else ""
+        print(f"  {order:>5} {len(found):>7} {wall:>6.1f}s {cpu:>6.1f}s "
+              f"{timings['requests']:>8} {sum(r['prompt_tokens'] or 0 for r in found):>10,} "
+              f"{timings['evaluated']:>10,} {bound:>8,} {timings['evaluated'] / bound:>5.2f}x "
+              f"{timings['prefill_s']:>7.1f}s {timings['decoded']:>8,} "
+              f"{timings['decode_s']:>6.1f}s {same:>11}", flush=True)
+
 
 def _data_dir(what: str) -> bool:
     if os.environ.get("CONTEXTROT_DATA_DIR"):
@@ -320,7 +428,7 @@ def main() -> None:
     parser.add_argument("--grid", action="append", default=[], metavar="WORDS",
                         help="prefix section: only the grids whose name holds WORDS")
     parser.add_argument("--orders", default="off,on", choices=("off,on", "off", "on"),
-                        help="prefix section: the --prefix-order values to run")
+                        help="prefix and main-job sections: the --prefix-order values to run")
     parser.add_argument("--quick", action="store_true",
                         help="prefix section: cut-down grids (minutes) instead of the full ones")
     parser.add_argument("--skip-niah", action="store_true",
@@ -340,6 +448,8 @@ def main() -> None:
     if "prefix" in sections:
         prefix(args.latency, args.prefill, args.cache_tokens, args.grid, args.quick,
                args.orders.split(","))
+    if "main-job" in sections and _data_dir("the main job"):
+        main_job(args.orders.split(","))
 
 
 if __name__ == "__main__":
