@@ -4,14 +4,18 @@ and the report; with the order on, a grid of shared prefixes computes its prefix
 with it off, the same samples give the same records."""
 
 import asyncio
+import hashlib
 import json
+import re
 import types
 
 import pytest
 
+from fixtures.harness import sends_routing_keys
 from fixtures.models import OpenAIChatModel
-from fixtures.prefix import BLOCK_CHARS, PrefixGate, Turns, leaders_and_shares, order_items
-from fixtures.scripted_server import PrefixCache, ScriptedServer
+from fixtures.prefix import (BLOCK_CHARS, PrefixGate, Turns, leaders_and_shares, order_items,
+                             routing_key)
+from fixtures.scripted_server import Fault, PrefixCache, ScriptedServer
 from fixtures.throttle import Throttle, request_owner
 
 from .test_plugin import CONFTEST, run, stored
@@ -235,3 +239,81 @@ async def test_one_connection_serves_a_started_conversation_first():
 
     await asyncio.gather(conversation("a", 3), conversation("b", 3))
     assert order == ["a0", "a1", "a2", "b0", "b1", "b2"]
+
+
+def test_prompt_cache_key_names_each_prefix_group_and_changes_no_record(grouped):
+    with ScriptedServer("copy", context_length=100_000) as server:
+        run(grouped, server, "--run-id", "keyed", "--prompt-cache-key", "on",
+            "-k", "g0 or g1").assert_outcomes(passed=12)
+        keyed = [(r["messages"][0]["content"].split("\n")[0], r.get("prompt_cache_key"))
+                 for r in server.requests]
+        server.requests.clear()
+        # auto: only OpenAI's API is sent it (a local server is not)
+        run(grouped, server, "--run-id", "auto", "--no-cache",
+            "-k", "g0 or g1").assert_outcomes(passed=12)
+        assert len(server.requests) == 12
+        assert all("prompt_cache_key" not in r for r in server.requests)
+        server.requests.clear()
+        # the response cache's keys are those of a run without it: all twelve replayed
+        run(grouped, server, "--run-id", "replayed", "--prompt-cache-key", "off",
+            "-k", "g0 or g1").assert_outcomes(passed=12)
+        assert server.requests == []
+    groups: dict[str, set] = {}
+    for shared_text, key in keyed:
+        groups.setdefault(shared_text, set()).add(key)
+    # one key per group (its samples share it), two groups, two keys: a hash, no prompt text
+    assert len(groups) == 2 and all(len(keys) == 1 for keys in groups.values())
+    keys = set().union(*groups.values())
+    assert len(keys) == 2 and all(re.fullmatch(r"contextrot-[0-9a-f]{20}", k) for k in keys)
+    # a routing hint only: the records are those of a run without it
+    assert comparable(stored(grouped, "keyed")) == comparable(stored(grouped, "auto"))
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("refusal", [
+    {"message": 'Invalid JSON payload received. Unknown name "prompt_cache_key": Cannot find '
+                'field.', "code": 400, "status": "INVALID_ARGUMENT"},
+    {"message": "Unrecognized request argument supplied: prompt_cache_key",
+     "type": "invalid_request_error", "param": None, "code": None},
+])
+async def test_an_endpoint_that_refuses_the_routing_key_is_sent_it_no_more(refusal):
+    messages = [{"role": "user", "content": "Simply replicate: apple"}]
+    with ScriptedServer("copy") as server:
+        server.faults.append(Fault(400, body={"error": refusal}))
+        model = OpenAIChatModel("scripted", server.base_url, api_key=None, timeout_s=10)
+        model.routing_keys = True
+        first = await model.complete(messages, max_tokens=5, routing_key="contextrot-k")
+        second = await model.complete(messages, max_tokens=5, routing_key="contextrot-k")
+        await model.close()
+    assert first.ok and first.text == "apple" and second.ok
+    sent = [r.get("prompt_cache_key") for r in server.requests]
+    assert sent == ["contextrot-k", None, None]  # refused once, then never sent again
+    assert model.identity["adapted"] == {"dropped": ["prompt_cache_key"]}
+
+
+def test_routing_keys_are_the_groups_and_stable():
+    one = types.SimpleNamespace(prefix_group=("seq", 1000), prefix_share=0.5)
+    same = types.SimpleNamespace(prefix_group=("seq", 1000), prefix_share=0.1)
+    other = types.SimpleNamespace(prefix_group=("seq", 2000), prefix_share=0.5)
+    alone = types.SimpleNamespace()
+    assert routing_key("niah", one, "a") == routing_key("niah", same, "b")
+    assert routing_key("niah", one, "a") != routing_key("niah", other, "a")
+    assert routing_key("niah", one, "a") != routing_key("ruler", one, "a")
+    assert routing_key("x", alone, "t[1]") != routing_key("x", alone, "t[2]")
+    # a hash of the group's repr: the same on any machine, in any process
+    assert routing_key("niah", one, "a") == "contextrot-" + hashlib.sha256(
+        repr(("niah", "SimpleNamespace", ("seq", 1000))).encode()).hexdigest()[:20]
+
+
+@pytest.mark.parametrize("choice, order, host, sent", [
+    ("auto", "on", "https://api.openai.com/v1", True),
+    ("auto", "on", "https://api.mistral.ai/v1", True),
+    ("auto", "off", "https://api.openai.com/v1", False),  # --prefix-order off changes nothing
+    ("auto", "on", "https://generativelanguage.googleapis.com/v1beta/openai", False),
+    ("auto", "on", "http://127.0.0.1:8000/v1", False),
+    ("on", "off", "http://127.0.0.1:8000/v1", True),
+    ("off", "on", "https://api.openai.com/v1", False),
+])
+def test_prompt_cache_key_auto_goes_to_openai_only(choice, order, host, sent):
+    options = {"prompt_cache_key": choice, "prefix_order": order}
+    assert sends_routing_keys(types.SimpleNamespace(getoption=options.get), host) is sent
