@@ -291,6 +291,39 @@ async def test_an_endpoint_that_refuses_the_routing_key_is_sent_it_no_more(refus
     assert model.identity["adapted"] == {"dropped": ["prompt_cache_key"]}
 
 
+def test_a_run_on_a_server_that_refuses_the_key_loses_no_sample(grouped):
+    with ScriptedServer("copy", context_length=100_000,
+                        unknown_fields=("prompt_cache_key",)) as server:
+        result = run(grouped, server, "--run-id", "strict", "--prompt-cache-key", "on",
+                     "--max-connections", "8", "-k", "g0 or g1")
+        result.assert_outcomes(passed=12)
+        refused = sum("prompt_cache_key" in r for r in server.requests)
+    records = stored(grouped, "strict")
+    assert 1 <= refused <= 8 and len(server.requests) == 12 + refused
+    assert {json.dumps(r["model"]["adapted"]) for r in records.values()} == \
+        {'{"dropped": ["prompt_cache_key"]}'}
+
+
+@pytest.mark.asyncio
+async def test_requests_in_flight_when_the_key_is_refused_are_sent_again_without_it():
+    messages = [{"role": "user", "content": "Simply replicate: apple"}]
+    # the refusals take 0.3 s too, so all three are in flight before the first comes back
+    with ScriptedServer("copy", latency_s=0.3, unknown_fields=("prompt_cache_key",)) as server:
+        model = OpenAIChatModel("scripted", server.base_url, api_key=None, timeout_s=10,
+                                throttle=Throttle(4))
+        model.routing_keys = True
+        await model.complete(messages, max_tokens=5)  # opens the throttle to four
+        server.requests.clear()
+        answers = await asyncio.gather(*(model.complete(messages, max_tokens=5,
+                                                        routing_key=f"contextrot-{i}")
+                                         for i in range(3)))
+        await model.close()
+    assert all(a.ok and a.text == "apple" for a in answers)
+    sent = [r.get("prompt_cache_key") for r in server.requests]
+    assert sorted(sent[:3]) == ["contextrot-0", "contextrot-1", "contextrot-2"]
+    assert sent[3:] == [None] * 3  # each sent once more, without it
+
+
 def test_routing_keys_are_the_groups_and_stable():
     one = types.SimpleNamespace(prefix_group=("seq", 1000), prefix_share=0.5)
     same = types.SimpleNamespace(prefix_group=("seq", 1000), prefix_share=0.1)
