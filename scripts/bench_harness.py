@@ -153,10 +153,10 @@ RSS_WRAPPER = ("import os, resource, subprocess, sys\n"
 
 
 def child_pytest(arguments: list[str], results: Path, env: dict[str, str]
-                 ) -> tuple[subprocess.CompletedProcess, float, float, int]:
+                 ) -> tuple[float, float, int]:
     """``pytest benchmarks ARGUMENTS`` as a child writing to ``results``, with a fresh results
-    dir and no response cache; (the process, its wall seconds, the CPU seconds of it and all
-    it started, their peak RSS in KiB). Exits with its output if pytest failed."""
+    dir and no response cache; (its wall seconds, the CPU seconds of it and all it started,
+    their peak RSS in KiB). Exits with its output if pytest failed."""
     rss = results.parent / "rss"
     command = [sys.executable, "-c", RSS_WRAPPER, sys.executable, "-m", "pytest", "benchmarks",
                *arguments, "-q", "--no-cache", "--results-dir", str(results),
@@ -169,7 +169,7 @@ def child_pytest(arguments: list[str], results: Path, env: dict[str, str]
         sys.exit(f"pytest {' '.join(arguments)} exited {done.returncode}:\n"
                  + done.stdout[-3000:] + done.stderr[-3000:])
     peak, cpu = rss.read_text().split()
-    return done, wall, float(cpu), int(peak)
+    return wall, float(cpu), int(peak)
 
 
 def records(run_dir: Path) -> list[dict]:
@@ -188,7 +188,7 @@ def run_pytest(server: ScriptedServer, selection: list[str], extra: list[str],
         server.answered.clear()
         server.peak_in_flight = 0
         launched = time.monotonic()
-        _, wall, cpu, peak = child_pytest(
+        wall, cpu, peak = child_pytest(
             [*selection, "--model", "scripted", "--base-url", server.base_url,
              "--run-id", "bench", "-p", "bench_probe", *extra], Path(tmp) / "results", env)
         found = records(Path(tmp) / "results" / "bench")
@@ -324,6 +324,7 @@ def prefix(latency: float, prefill: float, cache_tokens: int, grids: list[str],
                   f"{counts['served_tokens'] / counts['prompt_tokens']:>6.1%} "
                   f"{result['wall']:>6.1f}s {same:>11}", flush=True)
 
+
 # llama.cpp's timings of one request, as llama-cpp-python's server logs them when verbose
 PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
 DECODE = re.compile(r"\n\S+\s+eval time =\s*([\d.]+) ms /\s*(\d+) runs")
@@ -344,15 +345,8 @@ def prefix_tree(prompts: list[list[int]]) -> int:
     """The distinct prefixes of ``prompts`` (their prefix tree's size): the fewest tokens any
     order can evaluate. Sorted, each prompt shares most with its predecessor."""
     ordered = sorted(prompts)
-    size = sum(map(len, ordered))
-    for before, prompt in zip(ordered, ordered[1:]):
-        shared = 0
-        for a, b in zip(before, prompt):
-            if a != b:
-                break
-            shared += 1
-        size -= shared
-    return size
+    return sum(map(len, ordered)) - sum(len(os.path.commonprefix([before, prompt]))
+                                        for before, prompt in zip(ordered, ordered[1:]))
 
 
 def embedded_prompts(messages: list[list[dict]]) -> list[list[int]]:
@@ -392,7 +386,7 @@ def main_job(orders: list[str]) -> None:
     for order in orders:
         with tempfile.TemporaryDirectory() as tmp:
             results = Path(tmp) / "results"
-            _, wall, cpu, _ = child_pytest(
+            wall, cpu, _ = child_pytest(
                 ["-n", "2", "--prefix-order", order, "--run-id", "main"], results,
                 {TIMINGS_ENV: "1"})
             found = records(results / "main")
