@@ -62,6 +62,9 @@ class Experiment:
     # per-length score is the mean of the task scores): the verdict's curve is then the
     # mean of the groups' means, each group resampled on its own. None: samples pooled.
     stratum: str | None = None
+    # The record column holding what a right answer is (RE3: "details.expected_answer"), the
+    # target of an exported inspect sample (reporting/render/inspect_log.py); None: none.
+    target: str | None = None
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):

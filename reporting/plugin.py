@@ -59,6 +59,12 @@ def pytest_configure(config: pytest.Config) -> None:
         if found and not config.getoption("baseline"):
             raise pytest.UsageError("--fail-on needs --baseline RUN|summary.json (the run to "
                                     "compare with; 'latest' for the newest stored run)")
+        if config.getoption("inspect_log_dir"):
+            from reporting.render.inspect_log import InspectMissing, require_inspect
+            try:
+                require_inspect()
+            except InspectMissing as error:
+                raise pytest.UsageError(f"--inspect-log-dir: {error}") from None
         config.pluginmanager.register(RunReporter(config, found, settings),
                                       "contextrot-reporter")
 
@@ -242,7 +248,8 @@ class RunReporter:
             exit_status=int(exit_status),
             model_calls=sum(calls for calls, _ in self.received.values()),
             cached_calls=sum(cached for _, cached in self.received.values()),
-            allow_different_settings=self.config.getoption("allow_different_settings"))
+            allow_different_settings=self.config.getoption("allow_different_settings"),
+            inspect_log_dir=self.config.getoption("inspect_log_dir"))
 
     def _send_end(self, end) -> None:
         """Hand ``end`` to the end's process; RuntimeError when it cannot be started."""
@@ -353,6 +360,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--allow-different-settings", action="store_true",
                     help="gate against a baseline whose generation settings (--temperature, "
                          "--thinking, -M ...) differ from this run's")
+    group.addoption("--inspect-log-dir", default=None, metavar="DIR",
+                    help="also write the run as inspect_ai eval logs, one per experiment, "
+                         "into DIR at its end, for `inspect view` (needs the [inspect] extra)")
     verdict_settings.add_options(group.addoption)
 
 
