@@ -23,6 +23,7 @@ written by its ``write_eval_log``, never by hand, from the run's records alone. 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 from importlib import metadata as package_metadata
@@ -94,7 +95,8 @@ def write_log(records: list[SampleRecord], name: str, info: dict, row: dict,
 
     from reporting.storage.store import records_frame
 
-    frame = records_frame(records, output_chars=0)
+    # the frame is for the statistics: copies, whose outputs it may drop
+    frame = records_frame((dataclasses.replace(r) for r in records), output_chars=0)
     spec = _spec(records, name, info, row, frame)
     usage = [u for u in (_usage(r) for r in records) if u is not None]
     log = EvalLog(
@@ -187,7 +189,8 @@ def _sample(record: SampleRecord, model: str, experiment: Experiment | None):
     if METADATA_KEY in record.params:
         raise ValueError(f"{record.experiment}: a grid parameter named {METADATA_KEY!r} "
                          "would hide the record in its inspect sample's metadata; rename it")
-    messages = [_message(m) for m in record.messages]
+    # ids from the record, not inspect's random ones: the same run exports the same logs
+    messages = [_message(m, f"{record.sample_id}/{i}") for i, m in enumerate(record.messages)]
     output = _output(record, model)
     usage = _usage(record)
     return EvalSample(
@@ -218,7 +221,7 @@ def _score_value(value: Any) -> bool:
     return False
 
 
-def _message(message: dict):
+def _message(message: dict, id: str):
     from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
     kinds = {"system": ChatMessageSystem, "developer": ChatMessageSystem,
@@ -226,7 +229,7 @@ def _message(message: dict):
     role = message.get("role", "user")
     if role not in kinds:
         raise ValueError(f"a message of role {role!r} has no inspect message type")
-    return kinds[role](content=message.get("content") or "")
+    return kinds[role](id=id, content=message.get("content") or "")
 
 
 def _output(record: SampleRecord, model: str):
@@ -245,7 +248,8 @@ def _output(record: SampleRecord, model: str):
         else _STOP_REASONS.get(record.finish_reason or "", "unknown")
     return ModelOutput(model=model, completion=record.output or "", usage=_usage(record),
                        choices=[ChatCompletionChoice(
-                           message=ChatMessageAssistant(content=parts, model=model),
+                           message=ChatMessageAssistant(id=f"{record.sample_id}/answer",
+                                                        content=parts, model=model),
                            stop_reason=stop)])
 
 
