@@ -45,8 +45,9 @@ def visit(page: Path | str, screenshot: Path, timeout_s: float = 60.0,
           boxes: Sequence[str] = (), shows: Sequence[str] = ()) -> PageVisit:
     """Load ``page`` (a file, or a URL); ``boxes``: CSS selectors whose first element's box
     (top, bottom, left, right, from the top of the page) to report, None where nothing
-    matches; ``shows``: texts to wait for in the page (a script-drawn page draws after its
-    load event); TimeoutError naming those still missing."""
+    matches; ``shows``: texts to wait for in the page, in any case (a script-drawn page draws
+    after its load event, and CSS may upper-case a heading); TimeoutError naming those still
+    missing."""
     executable = chromium_path()
     if executable is None:
         raise RuntimeError("chromium is not installed")
@@ -152,7 +153,7 @@ def _inspect(target: str, page: Path | str, screenshot: Path, timeout_s: float,
         while True:
             found.text = call("Runtime.evaluate", expression="document.body.innerText",
                               returnByValue=True)["result"].get("value") or ""
-            missing = [text for text in shows if text not in found.text]
+            missing = [text for text in shows if text.lower() not in found.text.lower()]
             if not missing:
                 break
             if time.monotonic() > deadline:

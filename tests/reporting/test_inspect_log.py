@@ -14,7 +14,6 @@ travel in records written straight to a store.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -28,7 +27,7 @@ from reporting.render.inspect_log import METADATA_KEY, export_run, model_name
 from reporting.storage.records import SampleRecord
 from reporting.storage.store import ResultsStore
 
-from ..subprocess_pytest import ROOT, child_env, run_pytest, run_reporting
+from ..subprocess_pytest import ROOT, child_env, run_pytest, run_reporting, without_module
 from .browser import chromium_path, visit
 from .helpers import EXPERIMENTS, MEAN, RATE, once_per_session, open_store, record, store_run
 
@@ -255,13 +254,11 @@ def test_without_inspect_ai_the_export_says_which_extra_to_install(tmp_path):
     store = open_store(tmp_path)
     store_run(store, "r1", _outcomes("r1"))
     store.close()
-    hidden = tmp_path / "no-inspect"
-    hidden.mkdir()
-    (hidden / "sitecustomize.py").write_text("import sys\nsys.modules['inspect_ai'] = None\n")
+    hidden = without_module(tmp_path / "no-inspect", "inspect_ai")
     done = subprocess.run([sys.executable, "-m", "reporting", "export", "r1", "--format",
                            "inspect", "--results-dir", str(tmp_path)], cwd=ROOT,
-                          env=child_env(PYTHONPATH=f"{hidden}{os.pathsep}{ROOT}"),
-                          capture_output=True, text=True, timeout=120)
+                          env=child_env(PYTHONPATH=hidden), capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [
         "error: inspect logs are written with inspect_ai, which is not installed: "
