@@ -38,9 +38,7 @@ RUN_ID = "smoke"
 
 
 def declared() -> list[str]:
-    import benchmarks
-
-    return sorted(p.EXPERIMENT.name for p in benchmarks.experiment_packages())
+    return sorted(_experiments())
 
 
 def _make_run(folder: Path) -> dict:
@@ -161,6 +159,33 @@ def test_credentials_in_the_endpoint_url_are_in_no_log(run):
     for path in Path(run["logs"]).glob("*.eval"):  # compressed: as inspect_ai reads it
         assert SECRET not in inspect_log.read_eval_log(str(path)).model_dump_json(), path
     assert SECRET not in run["stdout"]
+
+
+# inspect's own use of pandas (drop_duplicates(inplace=True)), not ours
+@pytest.mark.filterwarnings("ignore:The inplace keyword")
+def test_inspect_s_dataframes_read_one_row_per_log_and_per_record(run):
+    from inspect_ai.analysis import evals_df, samples_df
+
+    records = _records(run["results"])
+    evals = evals_df(run["logs"], quiet=True)
+    # (inspect reads contextrot/ as the package its tasks come from)
+    assert sorted(t.removeprefix("contextrot/") for t in evals["task_name"]) == declared()
+    assert set(evals["run_id"]) == {RUN_ID}
+    samples = samples_df(run["logs"], quiet=True)
+    assert len(samples) == sum(map(len, records.values()))
+    for name, originals in records.items():
+        experiment = _experiments()[name]
+        score = experiment.metric.split(".")[-1]
+        mine = samples[samples["eval_id"] == _logs(run["logs"])[name].eval.eval_id]
+        assert sorted(mine["id"]) == sorted(r.sample_id for r in originals)
+        assert sorted(mine[f"score_{score}"].astype(float)) == \
+            sorted(float(r.scores[score]) for r in originals), name
+
+
+def _experiments() -> dict:
+    import benchmarks
+
+    return {p.EXPERIMENT.name: p.EXPERIMENT for p in benchmarks.experiment_packages()}
 
 
 def _free_port() -> int:
