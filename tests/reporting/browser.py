@@ -132,7 +132,7 @@ def _inspect(target: str, page: Path | str, screenshot: Path, timeout_s: float,
             found.errors.append("log: " + params["entry"].get("text", ""))
         elif method == "Network.requestWillBeSent":
             url = params["request"]["url"]
-            if not url.startswith(("data:", "file:", "about:")):
+            if not url.startswith(("data:", "file:", "about:", "blob:")):
                 found.requests.append(url)
         elif method == "Network.responseReceived" and params["response"]["status"] >= 400:
             found.errors.append(f"http {params['response']['status']}: "
