@@ -66,13 +66,15 @@ def require_inspect() -> None:
 
 
 def export_run(store: ResultsStore, run_id: str, experiments: dict[str, Experiment],
-               out: Path, verdicts: dict[str, Verdict] | None = None) -> list[Path]:
+               out: Path, verdicts: dict[str, Verdict] | None = None,
+               only: set[str] | None = None) -> list[Path]:
     """Write one log per experiment of ``run_id`` into ``out``; their paths, in name order.
 
-    ``verdicts``: each experiment's, where the caller has them (the end of a run); else they
-    are computed under the rules the run was started with, as ``python -m reporting report``
-    does. The same run exported again overwrites its logs (their names and ids derive from
-    the run id and the experiment).
+    ``verdicts``: each experiment's, where the caller has them (the end of a run, with
+    ``only``: the node ids its report was written from); else they are computed from the
+    stored records under the rules the run was started with, as ``python -m reporting
+    report`` does. The same run exported again overwrites its logs (their names and ids
+    derive from the run id and the experiment).
     """
     require_inspect()
     info = store.run_info(run_id)
@@ -84,9 +86,14 @@ def export_run(store: ResultsStore, run_id: str, experiments: dict[str, Experime
         verdicts = judge(store.frame(run_id, output_chars=0), experiments,
                          from_run_options(info.get("options") or {}))
     out.mkdir(parents=True, exist_ok=True)
-    return [write_log(list(store.records(run_id, name)), name, info, row,
-                      experiments.get(name), verdicts.get(name), out)
-            for name in store.experiments(run_id)]
+    paths = []
+    for name in store.experiments(run_id):
+        records = [r for r in store.records(run_id, name)
+                   if only is None or (r.nodeid or r.sample_id) in only]
+        if records:
+            paths.append(write_log(records, name, info, row, experiments.get(name),
+                                   verdicts.get(name), out))
+    return paths
 
 
 def write_log(records: list[SampleRecord], name: str, info: dict, row: dict,

@@ -81,7 +81,7 @@ def end_run(end: RunEnd) -> Ended:
             from reporting.render.inspect_log import export_run
 
             logs = export_run(store, run.run_id, end.experiments, Path(end.inspect_log_dir),
-                              files.verdicts)
+                              files.verdicts, only=wanted)  # the report's records
     finally:
         store.close()
 

@@ -127,7 +127,10 @@ def _inspect(target: str, page: Path | str, screenshot: Path, timeout_s: float,
             found.errors.append("console: " + " ".join(
                 str(a.get("value", a.get("description", ""))) for a in params.get("args", [])))
         elif method == "Runtime.exceptionThrown":
-            found.errors.append("exception: " + params["exceptionDetails"].get("text", ""))
+            details = params["exceptionDetails"]
+            found.errors.append(" ".join(filter(None, (
+                "exception:", details.get("text"),
+                details.get("exception", {}).get("description", "")[:500]))))
         elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
             found.errors.append("log: " + params["entry"].get("text", ""))
         elif method == "Network.requestWillBeSent":
