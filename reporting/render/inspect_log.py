@@ -185,8 +185,7 @@ def _status(row: dict, info: dict) -> str:
 
 # -- samples -----------------------------------------------------------------------------
 def _sample(record: SampleRecord, model: str, experiment: Experiment | None):
-    from inspect_ai._util.error import EvalError
-    from inspect_ai.log import EvalSample, EvalSampleLimit
+    from inspect_ai.log import EvalError, EvalSample, EvalSampleLimit
     from inspect_ai.scorer import Score
 
     data = record.__dict__
@@ -242,8 +241,8 @@ def _message(message: dict, id: str):
 def _output(record: SampleRecord, model: str):
     """The answer as one choice (its thinking as a reasoning part); no choice where no
     request was answered."""
-    from inspect_ai._util.content import ContentReasoning, ContentText
-    from inspect_ai.model import ChatCompletionChoice, ChatMessageAssistant, ModelOutput
+    from inspect_ai.model import (ChatCompletionChoice, ChatMessageAssistant, ContentReasoning,
+                                  ContentText, ModelOutput)
 
     answered = record.output is not None or record.thinking is not None \
         or record.finish_reason is not None or record.outcome == "overflow"

@@ -291,3 +291,16 @@ def test_without_inspect_ai_the_export_says_which_extra_to_install(tmp_path):
         "error: inspect logs are written with inspect_ai, which is not installed: "
         "pip install -e '.[inspect]' (or 'contextrot[inspect]')"]
     assert not (tmp_path / "r1" / "inspect").exists()
+
+
+def test_a_run_stopped_early_is_cancelled_and_one_without_an_end_started(tmp_path):
+    store = open_store(tmp_path)
+    store_run(store, "stopped", [record("stopped", RATE, 1000, 0, 1)],
+              info={"options": {}, "missing": ["benchmarks/x/test_x.py::test_x[len1000-i1]"]})
+    store.begin_run("running", {"options": {}})
+    store.add(record("running", RATE, 1000, 0, 1))
+    status = {run: inspect_log.read_eval_log(
+        str(export_run(store, run, EXPERIMENTS, tmp_path / run)[0])).status
+        for run in ("stopped", "running")}
+    store.close()
+    assert status == {"stopped": "cancelled", "running": "started"}
