@@ -16,6 +16,7 @@ import json
 import platform
 import sys
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -60,11 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError("--fail-on needs --baseline RUN|summary.json (the run to "
                                     "compare with; 'latest' for the newest stored run)")
         if config.getoption("inspect_log_dir"):
-            from reporting.render.inspect_log import InspectMissing, require_inspect
-            try:
-                require_inspect()
-            except InspectMissing as error:
-                raise pytest.UsageError(f"--inspect-log-dir: {error}") from None
+            _check_inspect_log_dir(Path(config.getoption("inspect_log_dir")))
         config.pluginmanager.register(RunReporter(config, found, settings),
                                       "contextrot-reporter")
 
@@ -364,6 +361,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="also write the run as inspect_ai eval logs, one per experiment, "
                          "into DIR at its end, for `inspect view` (needs the [inspect] extra)")
     verdict_settings.add_options(group.addoption)
+
+
+def _check_inspect_log_dir(folder: Path) -> None:
+    """Refuse, before anything runs, what would fail at the end: no inspect_ai, a file where
+    the logs' folder goes."""
+    from reporting.render.inspect_log import InspectMissing, require_inspect
+    try:
+        require_inspect()
+    except InspectMissing as error:
+        raise pytest.UsageError(f"--inspect-log-dir: {error}") from None
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if not existing.is_dir():
+        raise pytest.UsageError(f"--inspect-log-dir {folder}: {existing} is a file, not a "
+                                "folder; give a folder (it is made if missing)")
 
 
 def _unit_option(config: pytest.Config) -> str:

@@ -423,6 +423,10 @@ ROWS: dict[str, Row] = {
         r"^ERROR: --inspect-log-dir: inspect logs are written with inspect_ai, which is not "
         r"installed: pip install -e '\.\[inspect\]'", env={"PYTHONPATH": "{tmp}/no-inspect"},
         prepare=lambda tmp: without_module(tmp / "no-inspect", "inspect_ai")),
+    "inspect-log-dir-is-a-file": Row(["--inspect-log-dir", "{tmp}/file/logs", *ONE], 4,
+                                     "^ERROR: --inspect-log-dir .*/file/logs: .*/file is a "
+                                     "file, not a folder",
+                                     prepare=lambda tmp: (tmp / "file").write_text("a file")),
 }
 DEBUG_LOG = ("--log-level", "DEBUG", "--log-cli-level", "DEBUG", "-o", "junit_logging=all")
 CASES = [pytest.param(name, (), id=name) for name in ROWS] + \
