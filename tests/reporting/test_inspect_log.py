@@ -23,13 +23,16 @@ from pathlib import Path
 import pytest
 
 from fixtures.scripted_server import ScriptedServer
+from reporting.analysis.verdicts import verdicts
+from reporting.experiments import Experiment
 from reporting.render.inspect_log import METADATA_KEY, export_run, model_name
 from reporting.storage.records import SampleRecord
 from reporting.storage.store import ResultsStore
 
 from ..subprocess_pytest import ROOT, child_env, run_pytest, run_reporting, without_module
 from .browser import chromium_path, visit
-from .helpers import EXPERIMENTS, MEAN, RATE, once_per_session, open_store, record, store_run
+from .helpers import (EXPERIMENTS, MEAN, RATE, once_per_session, open_store, rate_run, record,
+                      store_run)
 
 inspect_log = pytest.importorskip("inspect_ai.log")  # the [inspect] extra, in [dev]
 
@@ -304,3 +307,19 @@ def test_a_run_stopped_early_is_cancelled_and_one_without_an_end_started(tmp_pat
         for run in ("stopped", "running")}
     store.close()
     assert status == {"stopped": "cancelled", "running": "started"}
+
+
+def test_the_headline_carries_its_curve_and_verdict(tmp_path):
+    curved = Experiment(name="toy_rate", title="a curve", cell=("params.length",),
+                        metric="scores.accuracy", metric_kind="rate", length="params.length")
+    store = open_store(tmp_path)
+    store_run(store, "r1", rate_run("r1", {1000: 20, 2000: 19, 4000: 18, 8000: 4}))
+    (path,) = export_run(store, "r1", {curved.name: curved}, tmp_path / "logs")
+    found = verdicts(store.frame("r1"), {curved.name: curved})[curved.name]
+    store.close()
+    metrics = inspect_log.read_eval_log(str(path)).results.scores[0].metrics
+    assert metrics["length=8000"].value == 0.2 and metrics["length=8000"].metadata["n"] == 20
+    assert (metrics["mean"].value, metrics["mean"].metadata["n"]) == (61 / 80, 80)
+    assert metrics["effective_length"].value == found.effective_length.value == 4000
+    assert metrics["effective_length"].metadata["ci_low"] == found.effective_length.low
+    assert metrics["length_auc"].value == pytest.approx(found.length_auc.value)
