@@ -85,33 +85,42 @@ ACKNOWLEDGEMENTS = ("That sounds great, thanks for telling me!", "Noted, good to
 
 
 @functools.lru_cache(maxsize=1)
-def paragraphs() -> tuple[str, ...]:
-    """Pride and Prejudice's prose paragraphs, one line each, without its plates' captions,
-    headings and numbers (a filler number must not pass for an answer)."""
+def book() -> tuple[str, tuple[int, ...]]:
+    """Pride and Prejudice's prose paragraphs joined by spaces, one line each, and where each
+    starts; without its plates' captions, headings and numbers (a filler number must not
+    pass for an answer)."""
     from fixtures.data import data_file
 
     text = data_file(PRIDE_AND_PREJUDICE).read_text(encoding="utf-8")
-    found = []
-    for block in re.split(r"\n\s*\n", text):
-        line = " ".join(block.split())
-        if len(line) < 200 or "[" in line or "]" in line or re.search(r"\d", line):
-            continue
-        found.append(line)
-    return tuple(found)
+    kept = [line for line in (" ".join(block.split()) for block in re.split(r"\n\s*\n", text))
+            if len(line) >= 200 and "[" not in line and "]" not in line
+            and not re.search(r"\d", line)]
+    starts, offset = [], 0
+    for line in kept:
+        starts.append(offset)
+        offset += len(line) + 1
+    return " ".join(kept), tuple(starts)
 
 
-def passage(pool: tuple[str, ...], start: int, chars: int) -> str:
-    """About ``chars`` characters of consecutive paragraphs from ``start``, ending at a
-    sentence's end where one is (else at a word's)."""
-    text, index = "", start
-    while len(text) < chars:
-        text = f"{text} {pool[index % len(pool)]}".strip()
-        index += 1
-    if len(text) <= chars:
-        return text
-    head = text[:chars]
-    ends = [m.end() for m in re.finditer(r"[.?!][\u201d\"']?(?=\s)", head)]
-    return head[:ends[-1]] if ends else head[:head.rfind(" ")]
+def passage(start: int, chars: int) -> str:
+    """About ``chars`` characters of the book from paragraph ``start`` (counted among the
+    paragraphs that many characters before its end), ending at a sentence's end where one is
+    (else at a word's)."""
+    text, usable = book()[0], usable_starts(chars)
+    first = usable[start % len(usable)]
+    head = text[first:first + chars]
+    end = SENTENCE_END.search(head[::-1])  # the last sentence end, read from the back
+    return head[:len(head) - end.start()] if end else head[:head.rfind(" ")]
+
+
+@functools.lru_cache(maxsize=4)
+def usable_starts(chars: int) -> tuple[int, ...]:
+    text, starts = book()
+    return tuple(s for s in starts if s + chars <= len(text))
+
+
+# (reversed: a stop followed by white space, not the stop of Mr., Mrs. or Dr.)
+SENTENCE_END = re.compile(r"(?<=\s)['\"\u201d]?[.?!](?!(?:rM|srM|rD)\b)")
 
 
 def date_text(day: datetime.date, minutes: int) -> str:
@@ -119,51 +128,49 @@ def date_text(day: datetime.date, minutes: int) -> str:
     return f"{day:%Y/%m/%d} ({day:%a}) {minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def generate(index: int, seed: int, scale: str) -> Question:
-    """Question ``index`` of the seeded set: type ``TYPES[index % 3]``."""
-    rng = random.Random(f"contextrot-longmemeval:{seed}:{index}")
+def generate(index: int, seed: int, scale: str, evidence_only: bool = False) -> Question:
+    """Question ``index`` of the seeded set: type ``TYPES[index % 3]``. Each session's filler
+    has a generator of its own, so ``evidence_only`` (the focused history, for ``--plan``)
+    builds the same evidence sessions without the others."""
+    name = f"contextrot-longmemeval:{seed}:{index}"
+    rng = random.Random(name)
     sizes = SIZES[scale]
     kind = TYPES[index % len(TYPES)]
-    pool = paragraphs()
-
-    def filler_turns() -> list[dict]:
-        turns = []
-        for _ in range(sizes.exchanges):
-            start = rng.randrange(len(pool))
-            turns.append({"role": "user", "content": rng.choice(REMARKS) + "\n\n"
-                          + passage(pool, start, sizes.turn_chars)})
-            turns.append({"role": "assistant",
-                          "content": passage(pool, start + 1, sizes.turn_chars)})
-        return turns
-
     start = datetime.date(2023, 1, 1) + datetime.timedelta(days=rng.randrange(300))
     days = [start]
     for _ in range(sizes.sessions - 1):
         days.append(days[-1] + datetime.timedelta(days=rng.randint(1, 3)))
+    dates = [date_text(day, rng.randrange(24 * 60)) for day in days]
+    asked = date_text(days[-1] + datetime.timedelta(days=rng.randint(1, 10)),
+                      rng.randrange(24 * 60))
     statements = _statements(kind, rng)
     slots = sorted(rng.sample(range(sizes.sessions), len(statements[0])))
     evidence, question, answer, accepted = _evidence(statements, [days[s] for s in slots])
-    sessions, session_ids, answer_ids = [], [], []
     told = dict(zip(slots, evidence))
-    for position in range(sizes.sessions):
-        turns = filler_turns()
-        sid = f"s{position:02d}"
-        if position in told:
-            keep = turns[:2 * max(1, sizes.exchanges // 2)]
-            turns = keep + [{"role": "user", "content": told[position], "has_answer": True},
-                            {"role": "assistant", "content": rng.choice(ACKNOWLEDGEMENTS)}]
-            sid = f"answer_{sid}"
-            answer_ids.append(sid)
-        sessions.append(tuple(turns))
-        session_ids.append(sid)
-    minutes = [rng.randrange(24 * 60) for _ in days]
-    asked = days[-1] + datetime.timedelta(days=rng.randint(1, 10))
+    positions = slots if evidence_only else range(sizes.sessions)
+    sessions = [_session(random.Random(f"{name}:{p}"), sizes, told.get(p)) for p in positions]
+    session_ids = [f"answer_s{p:02d}" if p in told else f"s{p:02d}" for p in positions]
     return Question(
         question_id=f"gen{seed}_{index:04d}", question_type=kind, question=question,
-        answer=answer, question_date=date_text(asked, rng.randrange(24 * 60)),
-        session_ids=tuple(session_ids),
-        dates=tuple(date_text(d, m) for d, m in zip(days, minutes)),
-        sessions=tuple(sessions), evidence_ids=tuple(answer_ids), accepted=accepted)
+        answer=answer, question_date=asked, session_ids=tuple(session_ids),
+        dates=tuple(dates[p] for p in positions), sessions=tuple(sessions),
+        evidence_ids=tuple(f"answer_s{p:02d}" for p in slots), accepted=accepted)
+
+
+def _session(rng: random.Random, sizes: Sizes, told: str | None) -> tuple[dict, ...]:
+    """Filler exchanges; an evidence session keeps half of them (one at least), then the
+    user tells ``told`` (marked ``has_answer``) and the assistant acknowledges it."""
+    exchanges = sizes.exchanges if told is None else max(1, sizes.exchanges // 2)
+    turns = []
+    for _ in range(exchanges):
+        start = rng.randrange(1 << 30)
+        turns.append({"role": "user", "content": rng.choice(REMARKS) + "\n\n"
+                      + passage(start, sizes.turn_chars)})
+        turns.append({"role": "assistant", "content": passage(start + 1, sizes.turn_chars)})
+    if told is not None:
+        turns += [{"role": "user", "content": told, "has_answer": True},
+                  {"role": "assistant", "content": rng.choice(ACKNOWLEDGEMENTS)}]
+    return tuple(turns)
 
 
 def _statements(kind: str, rng: random.Random):

@@ -33,8 +33,9 @@ class Skip(Exception):
 
 
 def question_of(sample, settings) -> history.Question:
-    if sample.source == "generated":
-        return generate.generate(sample.index, sample.seed, settings.scale)
+    if sample.source == "generated":  # focused: the evidence sessions alone are built
+        return generate.generate(sample.index, sample.seed, settings.scale,
+                                 evidence_only=sample.condition == "focused")
     found = longmemeval_s.questions(settings.files[0])
     matching = [q for q in found if q.question_id == sample.question_id]
     return matching[0]
