@@ -3,8 +3,11 @@
 
 import pytest
 
+import benchmarks
+
 from benchmarks.already_said_that import grid as already_said_that
 from benchmarks.continuation import grid as continuation
+from benchmarks.longmemeval import grid as longmemeval
 from benchmarks.mrcr import grid as mrcr
 from benchmarks.niah import grid as niah
 from benchmarks.niah import needles
@@ -14,6 +17,8 @@ from benchmarks.ruler import grid as ruler
 from fixtures.parametrize import inexact_parts, tokens_id
 
 from ..subprocess_pytest import run_pytest
+
+EXPERIMENTS = benchmarks.experiment_packages()
 
 
 def names(experiment: str) -> list[str]:
@@ -50,6 +55,15 @@ def mrcr_ids():
     return [s.id for s in mrcr.build(every)]  # more samples than s000-s099
 
 
+def longmemeval_ids():
+    every = longmemeval.Settings(scale="full", source="generated", files=(), questions=500,
+                                 types=longmemeval.CHROMA_TYPES, seed=0, judge="chroma",
+                                 lengths=(768, 1024, 8192, 16384, 32768, 65536, 1 << 20),
+                                 max_tokens=1000, has_judge=False)
+    generated = [s.id for s in longmemeval.build(every)]  # 500 questions: q000-q499
+    return generated + [i.replace("gen-", "chr-") for i in generated]
+
+
 def re3_ids():
     strategies = ("camelcase", "digitspace", "lowercase", "uppercase")
     return [s.id for s in re3.phase1(re3.counts("full", 1))
@@ -67,7 +81,8 @@ def ruler_ids():
 @pytest.mark.parametrize("experiment, ids", [
     ("repeated_words", repeated_words_ids), ("niah", niah_ids),
     ("continuation", continuation_ids), ("already_said_that", already_said_that_ids),
-    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids)])
+    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids),
+    ("longmemeval", longmemeval_ids)])
 def test_every_id_part_selects_exactly_its_cases(experiment, ids):
     found = sorted(set(ids()))  # the union of several runs' grids (phases, options)
     assert inexact_parts(found, names(experiment)) == {}
@@ -133,6 +148,8 @@ def test_m_selects_the_same_cases_with_grids_left_unbuilt(tmp_path):
         if prefixes is not None:
             assert cases == [c for c in every if c.startswith(prefixes)]
             assert f"({len(every) - len(cases)} deselected)" not in summary  # grids unbuilt
-            assert "(5 deselected)" in summary  # one case for each of the other five
+            # one case for each of the other experiments
+            assert f"({len(EXPERIMENTS) - 2} deselected)" in summary
         else:
-            assert len(cases) == 6 and not any(c.startswith("benchmarks/re3/") for c in cases)
+            assert len(cases) == len(EXPERIMENTS) - 1
+            assert not any(c.startswith("benchmarks/re3/") for c in cases)
