@@ -38,7 +38,7 @@ class Sizes:
     exchanges: int  # user-assistant exchanges per session
 
 
-# Test scale: about 1,400 o200k tokens in all, 300 focused (the embedded model's budget);
+# Test scale: about 1,200 o200k tokens in all, 150 focused (the embedded model's budget);
 # full scale: about 113k tokens in all (Chroma's full prompts average ~113k).
 SIZES = {"test": Sizes(sessions=9, turn_chars=300, exchanges=1),
          "full": Sizes(sessions=55, turn_chars=2400, exchanges=2)}
@@ -158,9 +158,10 @@ def generate(index: int, seed: int, scale: str, evidence_only: bool = False) -> 
 
 
 def _session(rng: random.Random, sizes: Sizes, told: str | None) -> tuple[dict, ...]:
-    """Filler exchanges; an evidence session keeps half of them (one at least), then the
-    user tells ``told`` (marked ``has_answer``) and the assistant acknowledges it."""
-    exchanges = sizes.exchanges if told is None else max(1, sizes.exchanges // 2)
+    """Filler exchanges; an evidence session keeps half of them (none at test scale: the
+    focused history stays short), then the user tells ``told`` (marked ``has_answer``) and
+    the assistant acknowledges it."""
+    exchanges = sizes.exchanges if told is None else sizes.exchanges // 2
     turns = []
     for _ in range(exchanges):
         start = rng.randrange(1 << 30)

@@ -3,8 +3,8 @@
 Chroma's focused and full prompts are sent as they are, as one user message. LongMemEval's
 questions and the generated ones are shown through LongMemEval's reader template at the
 sample's condition (history.py). The generated source's ``full`` is its history padded to
-``FULL_TOKENS`` (every session, in practice: the generator makes about 1,450 tokens at test
-scale and 113k at full scale), so that ``--plan`` can state its size without building it.
+``FULL_TOKENS`` (every session, in practice: the generator makes about 1,200 tokens at test
+scale and 112k at full scale), so that ``--plan`` can state its size without building it.
 """
 
 from __future__ import annotations
