@@ -172,3 +172,19 @@ def test_the_plan_at_full_scale_sizes_the_generated_grid_without_building_it():
     row = next(line.split() for line in done.stdout.splitlines()
                if line.startswith("longmemeval "))
     assert row[1] == "360"  # 60 questions x (focused, 4 padded lengths, full)
+
+
+def test_the_thinking_is_never_judged(tmp_path):
+    """A model (and judge) that thinks in <think> tags, its thinking naming both verdict words:
+    the judge gets the answer alone, and its own verdict is read without its thinking."""
+    with ScriptedServer(short_only(generated_answers(3), 3000), context_length=CONTEXT,
+                        behaviour="think-tags",
+                        thinker=lambda request: "SECRET-THOUGHT: true or false?") as server:
+        done = run(server, tmp_path, "--judge-model", JUDGE)
+        judged = [r for r in server.requests if r["model"] == JUDGE]
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert len(judged) == 6
+    assert not any("SECRET-THOUGHT" in r["messages"][0]["content"] for r in judged)
+    found = records(tmp_path)
+    assert all(r["scores"]["correct"] is (r["params"]["condition"] == "focused") for r in found)
+    assert all("SECRET-THOUGHT" in (r["thinking"] or "") for r in found)
