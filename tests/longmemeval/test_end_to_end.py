@@ -188,3 +188,14 @@ def test_the_thinking_is_never_judged(tmp_path):
     found = records(tmp_path)
     assert all(r["scores"]["correct"] is (r["params"]["condition"] == "focused") for r in found)
     assert all("SECRET-THOUGHT" in (r["thinking"] or "") for r in found)
+
+
+def test_the_plan_sizes_chromas_rows_by_their_own_counts(tmp_path):
+    path = write_rows(tmp_path / "rows.parquet", chroma_rows())
+    done = run_pytest("-m", "longmemeval", "-q", "--plan", "--longmemeval-file", str(path),
+                      "--judge-model", JUDGE, "--model", "some-model",
+                      "--base-url", "http://127.0.0.1:9/v1")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    row = next(line.split() for line in done.stdout.splitlines()
+               if line.startswith("longmemeval "))
+    assert row[1:4] == ["6", "0", f"{3 * (20 + 2000):,}"]  # the files' focused and full counts
