@@ -40,7 +40,8 @@ def _bars(source: str, summary: dict, out_dir: Path) -> Path:
         lows = [part[condition]["ci"][0] for _, part in groups]
         highs = [part[condition]["ci"][1] for _, part in groups]
         bars = ax.bar(x + offset, means, 0.4, color=colour, label=condition.capitalize(),
-                      yerr=[np.subtract(means, lows), np.subtract(highs, means)], capsize=3)
+                      yerr=[np.subtract(means, lows), np.subtract(highs, means)], capsize=3,
+                      error_kw={"ecolor": "#666666", "elinewidth": 0.8})
         for bar, mean in zip(bars, means):
             ax.text(bar.get_x() + bar.get_width() / 2, mean + 0.02, f"{mean:.2f}",
                     ha="center", va="bottom", fontsize=7)

@@ -154,6 +154,9 @@ def test_longmemevals_own_file_gives_a_curve_and_its_per_type_judge(tmp_path):
     assert verdict["length_axis"] == "details.length_tier"
     assert verdict["lengths"] == [256, 1024, 2048] and verdict["means"][-1] == 0.0
     assert verdict["effective_length"]["value"] < 2048
+    plots = tmp_path / "results" / "run" / "plots" / "longmemeval"
+    assert {p.name for p in plots.iterdir()} == {"focused-full-longmemeval.png",
+                                                 "curve-longmemeval.png"}
 
 
 def test_a_data_source_without_a_judge_model_is_one_line(tmp_path):
