@@ -10,7 +10,12 @@ naming the file.
 
 ``--scale test`` keeps, of each set, its first entry's first test (every question type), the
 first haystack and NoLiMa's 13th depth (48%), at 250 and 1,000 tokens: six samples with the
-default sets, about 4,300 prompt tokens.
+default sets, about 4,300 prompt tokens. At ``--scale full`` contextrot's own sets give each
+test one of their five haystacks in turn (the n-th test the n-th haystack, modulo five), not
+all five: a fifth of the samples (4,368 at NoLiMa's eight lengths), still every depth. NoLiMa's
+sets run on every haystack, as NoLiMa runs them. Lengths that cannot fit the context known at
+collection (``--max-context``, or the embedded model's 8,192) with the 192-token answer are
+not built.
 
 Ids read ``contextrot_latent.json-0001_place_T01_onehop-contextrot_book_1.txt-ctx1k-d048``:
 the set's file, NoLiMa's test name, the haystack's file, the length and the depth in percent.
@@ -23,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fixtures.embedded import CONTEXT_LENGTH as EMBEDDED_CONTEXT
 from fixtures.parametrize import SampleParams, tokens_id
 
 from . import haystacks, needlesets
@@ -91,6 +97,14 @@ def settings(option) -> Settings:
     sets = parse_sets(option("nolima_sets")) or DEFAULT_SETS[scale]
     lengths = parse_lengths(option("nolima_lengths")) or (
         FULL_LENGTHS if scale == "full" else TEST_LENGTHS)
+    ceiling = option("max_context") or (EMBEDDED_CONTEXT if option("model") is None else None)
+    if ceiling is not None:
+        fitting = tuple(x for x in lengths if x + MAX_OUTPUT_TOKENS < ceiling)
+        if not fitting:
+            raise ValueError(f"--nolima-lengths: none of {', '.join(map(str, lengths))} fits "
+                             f"a {ceiling}-token context with the {MAX_OUTPUT_TOKENS}-token "
+                             "answer; give shorter lengths")
+        lengths = fitting
     theirs = [s for s in sets if not needlesets.is_own(s)]
     missing = None
     if theirs and not folder.is_dir():
@@ -151,11 +165,14 @@ def build(s: Settings, tests: dict[str, tuple[needlesets.Test, ...]]) -> list[No
             chosen = [t for t in chosen if (t.entry, t.test) == (first.entry, first.test)]
             names = names[:1]
             depths = [depths[TEST_DEPTH_INDEX]]
-        source = "contextrot" if needlesets.is_own(stem) else "nolima"
+        own = needlesets.is_own(stem)
+        source = "contextrot" if own else "nolima"
         literal = needlesets.is_literal(stem)
         for length in s.lengths:
             for index, name in enumerate(names):
-                for test in chosen:
+                for number, test in enumerate(chosen):
+                    if own and number % len(names) != index:  # one haystack a test, in turn
+                        continue
                     for k, depth in depths:
                         samples.append(NolimaSample(stem, source, literal, test.name,
                                                     test.question_type, name, index, length,
