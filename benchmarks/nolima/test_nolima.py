@@ -43,7 +43,7 @@ def pytest_generate_tests(metafunc):
     samples = grid.build(s, tests)
     cases = list(samples)
     if s.missing is not None:  # NoLiMa's own data: one case says what to fetch
-        cases.append(unavailable_part(EXPERIMENT.name, "nolima", s.missing))
+        cases.append(unavailable_part(EXPERIMENT.name, "nolima_data", s.missing))
     parametrize_samples(metafunc, EXPERIMENT.name, cases, smoke=grid.smoke_rule(samples))
 
 

@@ -8,6 +8,8 @@ from benchmarks.continuation import grid as continuation
 from benchmarks.mrcr import grid as mrcr
 from benchmarks.niah import grid as niah
 from benchmarks.niah import needles
+from benchmarks.nolima import grid as nolima
+from benchmarks.nolima import needlesets as nolima_sets
 from benchmarks.re3 import grid as re3
 from benchmarks.repeated_words import grid as repeated_words
 from benchmarks.ruler import grid as ruler
@@ -64,10 +66,19 @@ def ruler_ids():
         + [f"{task}-unavailable" for task in ruler.TASKS if ruler.TASKS[task].needs_data]
 
 
+def nolima_ids():
+    own = tuple(nolima_sets.OWN_SETS)
+    tests = {stem: nolima_sets.load(path) for stem, path in nolima_sets.OWN_SETS.items()}
+    lengths = nolima.FULL_LENGTHS + (100, 1500, 64000, 128000)
+    return [s.id for scale in ("full", "test") for s in nolima.build(
+        nolima.Settings(scale, nolima_sets.HERE, own, lengths, None), tests)] \
+        + ["nolima_data-unavailable"]
+
+
 @pytest.mark.parametrize("experiment, ids", [
     ("repeated_words", repeated_words_ids), ("niah", niah_ids),
     ("continuation", continuation_ids), ("already_said_that", already_said_that_ids),
-    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids)])
+    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids), ("nolima", nolima_ids)])
 def test_every_id_part_selects_exactly_its_cases(experiment, ids):
     found = sorted(set(ids()))  # the union of several runs' grids (phases, options)
     assert inexact_parts(found, names(experiment)) == {}

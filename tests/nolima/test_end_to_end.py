@@ -90,7 +90,7 @@ def test_without_nolimas_data_one_case_names_it_and_contextrots_own_needles_run(
     character scores 0."""
     with ScriptedServer(guesses_another, context_length=1_000_000) as server:
         done = run(server, tmp_path / "results", "--scale", "full", "--nolima-lengths", "250",
-                   "-k", "d048 or unavailable")
+                   "-k", "d048 or nolima_data")
     assert done.returncode == 1, done.stdout[-3000:]
     assert re.search(r"nolima: NoLiMa's data is not in .*nolima: fetch needlesets/"
                      r"\{needle_set,needle_set_ONLYDirect\}\.json .* from https://huggingface"
