@@ -16,6 +16,7 @@ answer of its needles (a conflicting fact), are left out. Nothing is written to 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import random
 import re
@@ -31,6 +32,8 @@ OWN_CHARS = 170_000  # about 38k o200k tokens: NoLiMa's longest length, 32K, fit
 SNIPPET_CHARS = 1_000  # NoLiMa's MIN_LEN_CHAR
 MIN_PARAGRAPH_CHARS = 40  # shorter: a heading, a line of verse, a chapter number
 ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
+PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+CORPUS = "nltk_data/corpora/gutenberg.zip"
 
 
 def nolima_names(folder: Path) -> tuple[str, ...]:
@@ -69,16 +72,39 @@ def own_text(name: str, forbidden: tuple[str, ...]) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _own_paragraphs(forbidden: tuple[str, ...]) -> dict[str, list[str]]:
-    from benchmarks.texts.haystack import corpus_texts
+    """Each book's usable paragraphs, whitespace collapsed. The books are read from NLTK's
+    Gutenberg zip (sha256-checked) as NLTK reads them (Latin-1), without importing NLTK; a
+    conflicting paragraph is found by plain substring search (a regex alternation over four
+    megabytes is seconds)."""
+    import zipfile
 
-    conflict = re.compile(r"\b(?:" + "|".join(re.escape(ARTICLE.sub("", f)) for f in forbidden)
-                          + r")\b", re.IGNORECASE) if forbidden else None
+    from fixtures.data import data_file
+
+    terms = [ARTICLE.sub("", term).lower() for term in forbidden]
     found = {}
-    for fileid, text in corpus_texts():
-        if fileid not in OWN_BOOKS:
-            continue
-        paragraphs = [" ".join(part.split()) for part in re.split(r"\n\s*\n", text)]
-        found[fileid] = [p for p in paragraphs if len(p) >= MIN_PARAGRAPH_CHARS
-                         and not p.upper().startswith("CHAPTER") and p.upper() != p
-                         and not (conflict and conflict.search(p))]
+    with zipfile.ZipFile(data_file(CORPUS)) as archive:
+        for fileid in OWN_BOOKS:
+            text = archive.read(f"gutenberg/{fileid}").decode("latin-1")
+            text = text.replace("\r\n", "\n").strip()
+            breaks = [0, *(m.end() for m in PARAGRAPH_BREAK.finditer(text))]
+            conflicts = _conflicting(text.lower(), terms, breaks)
+            paragraphs = (" ".join(text[start:end].split()) for number, (start, end) in
+                          enumerate(zip(breaks, [*breaks[1:], len(text)]))
+                          if number not in conflicts)
+            found[fileid] = [p for p in paragraphs if len(p) >= MIN_PARAGRAPH_CHARS
+                             and not p.upper().startswith("CHAPTER") and p.upper() != p]
+    return found
+
+
+def _conflicting(lower: str, terms: list[str], breaks: list[int]) -> set[int]:
+    """The numbers of the paragraphs (starting at ``breaks``) holding a term as whole words."""
+    found = set()
+    for term in terms:
+        at = lower.find(term)
+        while at != -1:
+            end = at + len(term)
+            if (at == 0 or not lower[at - 1].isalnum()) and \
+                    (end == len(lower) or not lower[end].isalnum()):
+                found.add(bisect.bisect_right(breaks, at) - 1)
+            at = lower.find(term, at + 1)
     return found
