@@ -41,3 +41,35 @@ def test_effective_length_stops_at_the_first_length_below_the_threshold():
     assert scoring.effective_length(accuracy) == (1000, "1K")
     assert scoring.effective_length({250: 1.0, 1000: 0.5})[1] == "<1K"
     assert scoring.effective_length({2000: 1.0}) == (None, "no base (needs 250, 500 or 1K)")
+
+
+def nolima_record(stem: str, length: int, index: int, hit: bool):
+    from reporting.storage.records import SampleRecord, stimulus_hash
+
+    return SampleRecord(
+        experiment="nolima", sample_id=f"{stem}.json-{length}-{index}", run_id="run",
+        params={"set": stem, "source": "nolima", "literal": stem.endswith("ONLYDirect"),
+                "question_type": "onehop", "length": length, "depth": 0.0},
+        stimulus_hash=stimulus_hash([stem, length, index]), model={"name": "toy"},
+        output="x", scores={"contains": hit})
+
+
+def test_a_run_of_nolimas_main_set_at_every_length_sits_beside_the_published_table():
+    """Accuracy 100% to 1K, 90% at 2K, 80% at 4K (below 85% of the base), ...: the run's row
+    in the table's columns, with NoLiMa's base and effective length; the literal control and
+    NoLiMa-Hard's table (not run) are left out with the reason."""
+    from benchmarks.nolima import EXPERIMENT
+    from benchmarks.nolima.grid import FULL_LENGTHS
+    from reporting.analysis import published as shown
+    from reporting.storage.store import records_frame
+
+    accuracy = dict(zip(FULL_LENGTHS, (10, 10, 10, 9, 8, 5, 2, 0)))  # hits out of 10
+    records = [nolima_record("needle_set", length, i, i < hits)
+               for length, hits in accuracy.items() for i in range(10)]
+    records += [nolima_record("needle_set_ONLYDirect", length, 0, False) for length in accuracy]
+    main, hard = shown.references(records_frame(records), EXPERIMENT)
+    assert main.comparable and main.error == ""
+    assert main.measured["1K"] == "100.0 (n=10)" and main.measured["4K"] == "80.0 (n=10)"
+    assert main.measured["base (thr.)"] == "100.0 (85.0)"
+    assert main.measured["effective"] == "2K"
+    assert not hard.comparable
