@@ -10,7 +10,7 @@ naming the file.
 
 ``--scale test`` keeps, of each set, its first entry's first test (every question type), the
 first haystack and NoLiMa's 13th depth (48%), at 250 and 1,000 tokens: six samples with the
-default sets, about 4,300 prompt tokens. At ``--scale full`` contextrot's own sets give each
+default sets, about 4,500 o200k prompt tokens. At ``--scale full`` contextrot's own sets give each
 test one of their five haystacks in turn (the n-th test the n-th haystack, modulo five), not
 all five: a fifth of the samples (4,368 at NoLiMa's eight lengths), still every depth. NoLiMa's
 sets run on every haystack, as NoLiMa runs them. Lengths that cannot fit the context known at

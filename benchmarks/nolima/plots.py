@@ -59,7 +59,8 @@ def _curves(frame: pd.DataFrame, scored: pd.DataFrame, out_dir: Path) -> Path:
                                linestyle=(0, (1, 3)))
                 for x, values in zip(xs, groups):
                     ax.annotate(f"n={len(values)}", (x, float(np.mean(values))),
-                                textcoords="offset points", xytext=(0, 6), ha="center",
+                                textcoords="offset points", xytext=(0, -10 if literal else 6),
+                                ha="center",
                                 fontsize=6)
     ax.set_xscale("log", base=2)
     ax.set_xticks(lengths)
@@ -72,7 +73,7 @@ def _curves(frame: pd.DataFrame, scored: pd.DataFrame, out_dir: Path) -> Path:
                  fontsize=9)
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="lower left")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     else:
         ax.text(0.5, 0.5, "no scored samples (all skipped, overflowed or errored)",
                 transform=ax.transAxes, ha="center", color="#777777")

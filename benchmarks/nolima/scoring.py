@@ -8,7 +8,8 @@ has). The code does not say whether mean or max; the published table settles it:
 Mini's base is 92.4 with 76.3 at 1K, so a mean of the three would need 250 and 500 to
 average 100.45% (tests/nolima/test_scoring.py checks every row). **Effective length**: the
 longest length whose accuracy is at least 85% of the base, every length up to it included;
-NoLiMa's table starts at 1K and writes "<1K" where 1K falls below.
+NoLiMa's table starts at 1K and writes "<1K" where 1K falls below. A base at chance (0)
+supports no effective length.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Sequence
 from .grid import BASE_LENGTHS
 
 THRESHOLD = 0.85
+CHANCE = 0.0  # an open answer: the drawn name is written nowhere but in the needle
 
 
 def contains(reply: str, gold: Sequence[str]) -> bool:
@@ -36,6 +38,8 @@ def effective_length(accuracy: dict[int, float]) -> tuple[int | None, str]:
     base = base_score(accuracy)
     if base is None:
         return None, "no base (needs 250, 500 or 1K)"
+    if base <= CHANCE:  # every length holds 85% of nothing: no length to name
+        return None, "none (the base is at chance, 0)"
     threshold = THRESHOLD * base
     found = None
     for length in sorted(accuracy):

@@ -41,6 +41,8 @@ def test_effective_length_stops_at_the_first_length_below_the_threshold():
     assert scoring.effective_length(accuracy) == (1000, "1K")
     assert scoring.effective_length({250: 1.0, 1000: 0.5})[1] == "<1K"
     assert scoring.effective_length({2000: 1.0}) == (None, "no base (needs 250, 500 or 1K)")
+    assert scoring.effective_length({250: 0.0, 1000: 0.0}) == (
+        None, "none (the base is at chance, 0)")
 
 
 def nolima_record(stem: str, length: int, index: int, hit: bool):
