@@ -8,12 +8,18 @@ from benchmarks.continuation import grid as continuation
 from benchmarks.mrcr import grid as mrcr
 from benchmarks.niah import grid as niah
 from benchmarks.niah import needles
+from benchmarks.nolima import grid as nolima
+from benchmarks.nolima import needlesets as nolima_sets
 from benchmarks.re3 import grid as re3
 from benchmarks.repeated_words import grid as repeated_words
 from benchmarks.ruler import grid as ruler
+from benchmarks import experiment_packages
 from fixtures.parametrize import inexact_parts, tokens_id
 
 from ..subprocess_pytest import run_pytest
+
+
+EXPERIMENTS = [package.EXPERIMENT.name for package in experiment_packages()]
 
 
 def names(experiment: str) -> list[str]:
@@ -64,10 +70,19 @@ def ruler_ids():
         + [f"{task}-unavailable" for task in ruler.TASKS if ruler.TASKS[task].needs_data]
 
 
+def nolima_ids():
+    own = tuple(nolima_sets.OWN_SETS)
+    tests = {stem: nolima_sets.load(path) for stem, path in nolima_sets.OWN_SETS.items()}
+    lengths = nolima.FULL_LENGTHS + (100, 1500, 64000, 128000)
+    return [s.id for scale in ("full", "test") for s in nolima.build(
+        nolima.Settings(scale, nolima_sets.HERE, own, lengths, None), tests)] \
+        + ["nolima_data-unavailable"]
+
+
 @pytest.mark.parametrize("experiment, ids", [
     ("repeated_words", repeated_words_ids), ("niah", niah_ids),
     ("continuation", continuation_ids), ("already_said_that", already_said_that_ids),
-    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids)])
+    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids), ("nolima", nolima_ids)])
 def test_every_id_part_selects_exactly_its_cases(experiment, ids):
     found = sorted(set(ids()))  # the union of several runs' grids (phases, options)
     assert inexact_parts(found, names(experiment)) == {}
@@ -133,6 +148,8 @@ def test_m_selects_the_same_cases_with_grids_left_unbuilt(tmp_path):
         if prefixes is not None:
             assert cases == [c for c in every if c.startswith(prefixes)]
             assert f"({len(every) - len(cases)} deselected)" not in summary  # grids unbuilt
-            assert "(5 deselected)" in summary  # one case for each of the other five
+            # one case for each of the other experiments
+            assert f"({len(EXPERIMENTS) - 2} deselected)" in summary
         else:
-            assert len(cases) == 6 and not any(c.startswith("benchmarks/re3/") for c in cases)
+            assert len(cases) == len(EXPERIMENTS) - 1  # one smoke case each, but re3's
+            assert not any(c.startswith("benchmarks/re3/") for c in cases)
