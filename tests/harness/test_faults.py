@@ -201,6 +201,43 @@ def bad_data_dir(name: str, junk: bytes) -> Callable[[Path], None]:
     return make
 
 
+def nolima_folder(change: Callable[[Path], object] = lambda folder: None
+                  ) -> Callable[[Path], None]:
+    """``{tmp}/nolima``: a small folder in NoLiMa's layout (made-up content), then changed."""
+    def make(tmp: Path) -> None:
+        from ..nolima.helpers import write_folder
+
+        change(write_folder(tmp / "nolima"))
+    return make
+
+
+def nolima_set(text: str) -> Callable[[Path], object]:
+    return lambda folder: (folder / "needlesets" / "needle_set.json").write_text(text)
+
+
+NOLIMA = ["-m", "nolima", "--scale", "full", "--nolima-lengths", "250", "--nolima-dir",
+          "{tmp}/nolima"]
+NOLIMA_FIX = r"; replace it with NoLiMa's file \(https://huggingface\.co/datasets/amodaresi/NoLiMa/"
+NOLIMA_ROWS = {  # a bad NoLiMa folder: one line naming the file and the fix
+    "nolima-folder-missing": (None, r"^nolima: --nolima-dir .*/nolima: no such folder; give the "
+                                    r"folder holding NoLiMa's needlesets/"),
+    "nolima-folder-empty": (lambda folder: shutil.rmtree(folder) or folder.mkdir(),
+                            r"^nolima: .*/nolima/needlesets/needle_set\.json: missing; fetch it "
+                            r"from https://huggingface\.co/datasets/amodaresi/NoLiMa/"),
+    "nolima-set-empty-file": (nolima_set(""), r"^nolima: .*/needle_set\.json: not JSON "
+                                              rf"\(Expecting value, line 1\){NOLIMA_FIX}"),
+    "nolima-set-corrupt-json": (nolima_set('[{"id": "0101", '),
+                                r"^nolima: .*/needle_set\.json: not JSON \(Expecting "
+                                rf"property name .*{NOLIMA_FIX}"),
+    "nolima-set-wrong-fields": (nolima_set('[{"id": "0101", "needle": "{CHAR} x", "tests": {}, '
+                                           '"system_prompt": ""}]'),
+                                r"^nolima: .*/needle_set\.json: entry 0 has no field "
+                                rf"'questions'{NOLIMA_FIX}"),
+    "nolima-haystacks-empty": (lambda folder: [p.unlink() for p in
+                                               (folder / "haystack" / "rand_shuffle").iterdir()],
+                               r"^nolima: .*/haystack/rand_shuffle: no \.txt haystacks; fetch "
+                               r"NoLiMa's haystack/rand_shuffle/rand_book_\{1\.\.5\}\.txt"),
+}
 NOT_OPENAI = "is --base-url an OpenAI-compatible API root"
 COUNTING_FIX = "fix the endpoint's counting, give the model's tokenizer.json"
 MRCR_ORIGINAL = ["-m", "mrcr", "--mrcr-source", "original", "--mrcr-original-dir", "{tmp}/mrcr"]
@@ -394,6 +431,10 @@ ROWS: dict[str, Row] = {
         r"squad/dev-v2\.0\.json has sha256 .*: replace it with the registered file",
         env={"CONTEXTROT_DATA_DIR": "{tmp}/data"},
         prepare=bad_data_dir("squad/dev-v2.0.json", b'{"data": [')),
+    **{f"{name}{'-plan' if plan else ''}": Row(
+        [*NOLIMA, *(["--plan"] if plan else [])], 1, line,
+        prepare=None if change is None else nolima_folder(change))
+       for name, (change, line) in NOLIMA_ROWS.items() for plan in (False, True)},
     # a LongMemEval file given on the command line that is missing or bad: one line naming
     # the file and the fix, with and without --plan
     **{f"longmemeval-file-{name}{'-plan' if plan else ''}": Row(

@@ -3,22 +3,24 @@
 
 import pytest
 
-import benchmarks
-
 from benchmarks.already_said_that import grid as already_said_that
 from benchmarks.continuation import grid as continuation
 from benchmarks.longmemeval import grid as longmemeval
 from benchmarks.mrcr import grid as mrcr
 from benchmarks.niah import grid as niah
 from benchmarks.niah import needles
+from benchmarks.nolima import grid as nolima
+from benchmarks.nolima import needlesets as nolima_sets
 from benchmarks.re3 import grid as re3
 from benchmarks.repeated_words import grid as repeated_words
 from benchmarks.ruler import grid as ruler
+from benchmarks import experiment_packages
 from fixtures.parametrize import inexact_parts, tokens_id
 
 from ..subprocess_pytest import run_pytest
 
-EXPERIMENTS = benchmarks.experiment_packages()
+
+EXPERIMENTS = [package.EXPERIMENT.name for package in experiment_packages()]
 
 
 def names(experiment: str) -> list[str]:
@@ -78,10 +80,19 @@ def ruler_ids():
         + [f"{task}-unavailable" for task in ruler.TASKS if ruler.TASKS[task].needs_data]
 
 
+def nolima_ids():
+    own = tuple(nolima_sets.OWN_SETS)
+    tests = {stem: nolima_sets.load(path) for stem, path in nolima_sets.OWN_SETS.items()}
+    lengths = nolima.FULL_LENGTHS + (100, 1500, 64000, 128000)
+    return [s.id for scale in ("full", "test") for s in nolima.build(
+        nolima.Settings(scale, nolima_sets.HERE, own, lengths, None), tests)] \
+        + ["nolima_data-unavailable"]
+
+
 @pytest.mark.parametrize("experiment, ids", [
     ("repeated_words", repeated_words_ids), ("niah", niah_ids),
     ("continuation", continuation_ids), ("already_said_that", already_said_that_ids),
-    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids),
+    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids), ("nolima", nolima_ids),
     ("longmemeval", longmemeval_ids)])
 def test_every_id_part_selects_exactly_its_cases(experiment, ids):
     found = sorted(set(ids()))  # the union of several runs' grids (phases, options)
@@ -151,5 +162,5 @@ def test_m_selects_the_same_cases_with_grids_left_unbuilt(tmp_path):
             # one case for each of the other experiments
             assert f"({len(EXPERIMENTS) - 2} deselected)" in summary
         else:
-            assert len(cases) == len(EXPERIMENTS) - 1
+            assert len(cases) == len(EXPERIMENTS) - 1  # one smoke case each, but re3's
             assert not any(c.startswith("benchmarks/re3/") for c in cases)
