@@ -242,6 +242,8 @@ NOT_OPENAI = "is --base-url an OpenAI-compatible API root"
 COUNTING_FIX = "fix the endpoint's counting, give the model's tokenizer.json"
 MRCR_ORIGINAL = ["-m", "mrcr", "--mrcr-source", "original", "--mrcr-original-dir", "{tmp}/mrcr"]
 MRCR_FIX = r"; replace it with openai/mrcr's file"
+LONGMEMEVAL_FILE = ["-m", "longmemeval", "--judge-model", "scripted", "--longmemeval-file"]
+LONGMEMEVAL_FIX = r"; give Chroma's LongMemEval rows"
 ROWS: dict[str, Row] = {
     # an option value wrong whatever runs: one ERROR line, exit 4, before anything is sent
     "max-context-0": Row(["--max-context", "0", *ONE], 4, "^ERROR: --max-context 0: give a"),
@@ -433,6 +435,21 @@ ROWS: dict[str, Row] = {
         [*NOLIMA, *(["--plan"] if plan else [])], 1, line,
         prepare=None if change is None else nolima_folder(change))
        for name, (change, line) in NOLIMA_ROWS.items() for plan in (False, True)},
+    # a LongMemEval file given on the command line that is missing or bad: one line naming
+    # the file and the fix, with and without --plan
+    **{f"longmemeval-file-{name}{'-plan' if plan else ''}": Row(
+        [*LONGMEMEVAL_FILE, f"{{tmp}}/{file}", *(["--plan"] if plan else [])], 1,
+        rf"^longmemeval: (--longmemeval-file )?.*{re.escape(file)}: (.*: )?{line}.*"
+        rf"{LONGMEMEVAL_FIX}",
+        prepare=None if content is None else
+        (lambda tmp, file=file, content=content: (tmp / file).write_bytes(content)))
+       for name, file, content, line in [
+           ("missing", "nope.parquet", None, "no such file"),
+           ("empty", "rows.csv", b"", "No columns to parse from file"),
+           ("corrupt", "rows.parquet", b"not parquet" * 50, "Parquet magic bytes not found"),
+           ("wrong-columns", "rows.csv", b"text,answer\nq,a\n",
+            r"not LongMemEval rows \(no question, focused_input/full_input")]
+       for plan in (False, True)},
     # an experiment's option: the same line and exit status with and without --plan
     **{f"{name}{'-plan' if plan else ''}": Row([*args, *(["--plan"] if plan else [])], 1, line)
        for name, args, line in [

@@ -5,6 +5,7 @@ import pytest
 
 from benchmarks.already_said_that import grid as already_said_that
 from benchmarks.continuation import grid as continuation
+from benchmarks.longmemeval import grid as longmemeval
 from benchmarks.mrcr import grid as mrcr
 from benchmarks.niah import grid as niah
 from benchmarks.niah import needles
@@ -56,6 +57,15 @@ def mrcr_ids():
     return [s.id for s in mrcr.build(every)]  # more samples than s000-s099
 
 
+def longmemeval_ids():
+    every = longmemeval.Settings(scale="full", source="generated", files=(), questions=500,
+                                 types=longmemeval.CHROMA_TYPES, seed=0, judge="chroma",
+                                 lengths=(768, 1024, 8192, 16384, 32768, 65536, 1 << 20),
+                                 max_tokens=1000, has_judge=False)
+    generated = [s.id for s in longmemeval.build(every)]  # 500 questions: q000-q499
+    return generated + [i.replace("gen-", "chr-") for i in generated]
+
+
 def re3_ids():
     strategies = ("camelcase", "digitspace", "lowercase", "uppercase")
     return [s.id for s in re3.phase1(re3.counts("full", 1))
@@ -82,7 +92,8 @@ def nolima_ids():
 @pytest.mark.parametrize("experiment, ids", [
     ("repeated_words", repeated_words_ids), ("niah", niah_ids),
     ("continuation", continuation_ids), ("already_said_that", already_said_that_ids),
-    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids), ("nolima", nolima_ids)])
+    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids), ("nolima", nolima_ids),
+    ("longmemeval", longmemeval_ids)])
 def test_every_id_part_selects_exactly_its_cases(experiment, ids):
     found = sorted(set(ids()))  # the union of several runs' grids (phases, options)
     assert inexact_parts(found, names(experiment)) == {}
