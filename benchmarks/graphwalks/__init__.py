@@ -41,7 +41,7 @@ def add_options(group) -> None:
              "rows where its files are present, else generated)")
     add("--graphwalks-lengths", default=None, metavar="LENGTHS",
         help="GraphWalks prompt lengths in the run's tokens, e.g. 1k,8k,128k,1m (k = 1,024; "
-             "default 1k to 1m by powers of two at --scale full, 1k,1.5k at --scale test); "
+             "default 1k to 1m by powers of two at --scale full, 1k,1280 at --scale test); "
              "an original row is run at the smallest length that holds its prompt")
     add("--graphwalks-samples", type=int, default=None, metavar="N",
         help="GraphWalks samples per problem type and length (default 50; 1 at --scale test)")
