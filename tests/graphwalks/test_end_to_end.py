@@ -171,12 +171,13 @@ def test_the_2026_prompt_runs_the_revised_rows_and_long_lengths_read_the_second_
                       str(original_dir), "--graphwalks-prompt", "2026",
                       "--graphwalks-lengths", "1k")
         long = run(server, tmp_path / "long", "--graphwalks-original-dir", str(original_dir),
-                   "--graphwalks-lengths", "256k", "-k", "bfs")
+                   "--graphwalks-lengths", "2k,256k", "-k", "bfs and ctx256k")
     assert revised.returncode == 0, revised.stdout[-3000:] + revised.stderr[-3000:]
     assert {r["details"]["date_added"] for r in records(tmp_path / "revised")} == {"02-27-2026"}
     assert long.returncode == 0, long.stdout[-3000:] + long.stderr[-3000:]
-    (record,) = records(tmp_path / "long")
+    (record,) = records(tmp_path / "long")  # (2k, 256k]: only the second file's row
     assert record["outcome"] == "ok" and record["details"]["split"] == ">128k"
+    assert record["details"]["file"] == original.FILES[1][0]
 
 
 def test_the_plan_sizes_the_full_grid_without_building_a_graph(tmp_path):
