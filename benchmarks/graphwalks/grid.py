@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import re
 
+from benchmarks.texts import fitting
 from fixtures.parametrize import SampleParams
 
 from . import original
 from .graphs import PROBLEM_TYPES
 
-K, M = 1 << 10, 1 << 20
+K, M = fitting.K, fitting.M
 LENGTHS = tuple(K << i for i in range(11))  # 1k .. 1M
 # --scale test, for the embedded model (8k context, ~200 prompt tokens a second on two
 # cores): one sample of each problem type at two short lengths, 4.5k o200k prompt tokens
@@ -111,25 +111,11 @@ def _max_tokens(value: str | None, scale: str) -> int | str:
     return tokens
 
 
-LENGTH = re.compile(r"(\d+(?:\.\d+)?)([km]?)", re.IGNORECASE)
-
-
 def parse_lengths(value: str | None, scale: str) -> tuple[int, ...]:
     """``--graphwalks-lengths 1k,8k,1m`` (k = 1,024 tokens, m = 1,048,576) or token counts."""
     if value is None:
         return LENGTHS if scale == "full" else TEST_LENGTHS
-    found = set()
-    for part in filter(None, (p.strip() for p in value.split(","))):
-        match = LENGTH.fullmatch(part)
-        size = float(match.group(1)) * {"": 1, "k": K, "m": M}[match.group(2).lower()] \
-            if match else 0
-        if size != int(size) or size < MIN_LENGTH:
-            raise ValueError(f"--graphwalks-lengths {value}: {part!r} is not a length of at "
-                             f"least {MIN_LENGTH} tokens; write e.g. 1k,8k,128k or 1m")
-        found.add(int(size))
-    if not found:
-        raise ValueError(f"--graphwalks-lengths {value}: give at least one length, e.g. 8k")
-    return tuple(sorted(found))
+    return fitting.parse_lengths(value, "--graphwalks-lengths", MIN_LENGTH, "1k,8k,128k or 1m")
 
 
 def length_id(tokens: int) -> str:

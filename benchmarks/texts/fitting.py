@@ -23,12 +23,15 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 from typing import Callable, Protocol
 
 MAX_COUNTS = 40  # a bracketing search on any count converges long before this
 # Close enough: within a thousandth of the budget (4 tokens at 4k, 131 at 128k, far under
 # RULER's increments of 500 words or 25 lines), no further count is spent.
 SLACK = 1000
+K, M = 1 << 10, 1 << 20  # a length's k and m: powers of two, as RULER's and OpenAI's bins
+LENGTH = re.compile(r"(\d+(?:\.\d+)?)([km]?)", re.IGNORECASE)
 
 
 class TooShort(ValueError):
@@ -122,3 +125,21 @@ def per_tokenizer(function):
             cache[key] = (function(*args, tokenizer=tokenizer, **kwargs), tokenizer, kwargs)
         return cache[key][0]
     return cached
+
+
+def parse_lengths(value: str, option: str, minimum: int, example: str) -> tuple[int, ...]:
+    """A lengths option, ``4k,8k,1m`` (k = 1,024 tokens, m = 1,048,576) or token counts:
+    sorted, once each. A part that is no length of at least ``minimum`` tokens, or no part at
+    all, raises ValueError naming ``option`` and an ``example`` of what to write."""
+    lengths = set()
+    for part in (p.strip() for p in value.split(",") if p.strip()):
+        match = LENGTH.fullmatch(part)
+        tokens = float(match.group(1)) * {"": 1, "k": K, "m": M}[match.group(2).lower()] \
+            if match else 0.0
+        if not tokens.is_integer() or tokens < minimum:
+            raise ValueError(f"{option} {value!r}: {part!r} is not a length of at least "
+                             f"{minimum} tokens; write e.g. {example} (k = 1,024)")
+        lengths.add(int(tokens))
+    if not lengths:
+        raise ValueError(f"{option} {value!r}: give at least one length, e.g. {example}")
+    return tuple(sorted(lengths))

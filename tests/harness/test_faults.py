@@ -163,20 +163,27 @@ def long_text(n: int, body: dict) -> bool:
     return len(body.get("prompt") or "") > 1000
 
 
-def mrcr_files(table: Callable[[], object] | None, junk: bytes = b"") -> Callable[[Path], None]:
-    """openai/mrcr's two 2-needle files in ``{tmp}/mrcr``: ``table()`` written as parquet,
-    or ``junk`` bytes."""
+def parquet_files(names: list[str], table: Callable[[], object] | None,
+                  junk: bytes = b"") -> Callable[[Path], None]:
+    """Files ``{tmp}/NAME``: ``table()`` written as parquet, or ``junk`` bytes (b"": an
+    empty file)."""
     def write(tmp: Path) -> None:
         import pyarrow.parquet as pq
 
-        for shard in (0, 1):
-            path = tmp / "mrcr" / "2needle" / f"2needle_{shard}.parquet"
+        for name in names:
+            path = tmp / name
             path.parent.mkdir(parents=True, exist_ok=True)
             if table is None:
                 path.write_bytes(junk)
             else:
                 pq.write_table(table(), path)
     return write
+
+
+def mrcr_files(table: Callable[[], object] | None, junk: bytes = b"") -> Callable[[Path], None]:
+    """openai/mrcr's two 2-needle files in ``{tmp}/mrcr``."""
+    return parquet_files([f"mrcr/2needle/2needle_{shard}.parquet" for shard in (0, 1)],
+                         table, junk)
 
 
 def mrcr_table(**columns):
@@ -242,18 +249,8 @@ NOLIMA_ROWS = {  # a bad NoLiMa folder: one line naming the file and the fix
 
 def graphwalks_file(table: Callable[[], object] | None,
                     junk: bytes = b"") -> Callable[[Path], None]:
-    """openai/graphwalks' first file in ``{tmp}/graphwalks``: ``table()`` written as parquet,
-    or ``junk`` bytes (none: an empty file)."""
-    def write(tmp: Path) -> None:
-        import pyarrow.parquet as pq
-
-        path = tmp / "graphwalks" / "graphwalks_128k_and_shorter.parquet"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if table is None:
-            path.write_bytes(junk)
-        else:
-            pq.write_table(table(), path)
-    return write
+    """openai/graphwalks' first file in ``{tmp}/graphwalks``."""
+    return parquet_files(["graphwalks/graphwalks_128k_and_shorter.parquet"], table, junk)
 
 
 def graphwalks_table(rows: int = 1, **columns):
@@ -515,7 +512,7 @@ ROWS: dict[str, Row] = {
            ("graphwalks-samples-0", ["-m", "graphwalks", "--graphwalks-samples", "0"],
             r"^graphwalks: --graphwalks-samples 0: give 1 or more"),
            ("graphwalks-lengths-100", ["-m", "graphwalks", "--graphwalks-lengths", "100"],
-            r"^graphwalks: --graphwalks-lengths 100: '100' is not a length of at least 512"),
+            r"^graphwalks: --graphwalks-lengths '100': '100' is not a length of at least 512"),
            ("graphwalks-max-tokens-0", ["-m", "graphwalks", "--graphwalks-max-tokens", "0"],
             r"^graphwalks: --graphwalks-max-tokens 0: give a positive number")]
        for plan in (False, True)},
