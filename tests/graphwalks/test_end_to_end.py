@@ -160,8 +160,10 @@ def test_original_rows_are_sent_unchanged_binned_by_length_and_scored(original_d
             assert record["details"]["date_added"] == "04-12-2025"
             assert record["target_tokens"] <= record["params"]["length"]
             assert record["params"]["source"] == "original"
+    # the model cards' table, with this run's row beside it: 3 bfs and 3 parents rows scored
     report = (tmp_path / "results" / "run" / "report.html").read_text()
     assert "GraphWalks on the model cards" in report and "GPT-4.1 nano" in report
+    assert "measured here" in report and report.count("100.0 [100.0, 100.0] n=3") == 2
 
 
 def test_the_2026_prompt_runs_the_revised_rows_and_long_lengths_read_the_second_file(
