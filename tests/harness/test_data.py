@@ -17,13 +17,14 @@ needs_data = pytest.mark.skipif(not os.environ.get(data.DATA_DIR_VARIABLE),
 
 
 def test_every_entry_names_its_source_and_license():
-    # + openai/mrcr's six, NoLiMa's 11, LongMemEval's two
-    assert len(data.REGISTRY) == 15 + 114 + 6 + 11 + 2
+    # + openai/mrcr's six, NoLiMa's 11, LongMemEval's two, GraphWalks' two
+    assert len(data.REGISTRY) == 15 + 114 + 6 + 11 + 2 + 2
     for entry in data.REGISTRY.values():
         # NoLiMa's files are fetched by the user and have no published hash; nor has Chroma's
-        # LongMemEval parquet (optional, read unverified)
+        # LongMemEval parquet nor openai/graphwalks' (optional, read unverified)
         assert (len(entry.sha256) == 64 or entry.user_fetched
-                or entry.name == "longmemeval/cleaned-longmemeval-s.parquet")
+                or entry.name == "longmemeval/cleaned-longmemeval-s.parquet"
+                or entry.name.startswith("openai_graphwalks/"))
         assert entry.url and entry.license
         assert entry.derived or entry.url.startswith("https://")
 
@@ -38,6 +39,8 @@ def test_every_registered_file_is_present_and_verified():
         "squad/dev-v2.0.json", "hotpotqa/hotpot_dev_distractor_v1.json",
         *(f"openai_mrcr/{n}needle/{n}needle_{i}.parquet" for n in (2, 4, 8) for i in (0, 1)),
         "longmemeval/cleaned-longmemeval-s.parquet", "longmemeval/longmemeval_s_cleaned.json",
+        "openai_graphwalks/graphwalks_128k_and_shorter.parquet",
+        "openai_graphwalks/graphwalks_256k_to_1mil.parquet",
         *(n for n, e in data.REGISTRY.items() if e.user_fetched)}
     assert {n.split("/")[0] for n, e in data.REGISTRY.items() if e.user_fetched} == {"nolima"}
 

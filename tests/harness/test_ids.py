@@ -5,6 +5,7 @@ import pytest
 
 from benchmarks.already_said_that import grid as already_said_that
 from benchmarks.continuation import grid as continuation
+from benchmarks.graphwalks import grid as graphwalks
 from benchmarks.longmemeval import grid as longmemeval
 from benchmarks.mrcr import grid as mrcr
 from benchmarks.niah import grid as niah
@@ -66,6 +67,14 @@ def longmemeval_ids():
     return generated + [i.replace("gen-", "chr-") for i in generated]
 
 
+def graphwalks_ids():
+    every = graphwalks.Settings(
+        sources=graphwalks.SOURCES, lengths=graphwalks.LENGTHS + graphwalks.TEST_LENGTHS
+        + (1536, 5000), samples=120, prompt="2025", seed=0, max_tokens=16384,
+        temperature=None, original_dir=None, missing_original=None)
+    return [s.id for s in graphwalks.build(every)]  # more samples than s000-s099
+
+
 def re3_ids():
     strategies = ("camelcase", "digitspace", "lowercase", "uppercase")
     return [s.id for s in re3.phase1(re3.counts("full", 1))
@@ -93,7 +102,7 @@ def nolima_ids():
     ("repeated_words", repeated_words_ids), ("niah", niah_ids),
     ("continuation", continuation_ids), ("already_said_that", already_said_that_ids),
     ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids), ("nolima", nolima_ids),
-    ("longmemeval", longmemeval_ids)])
+    ("longmemeval", longmemeval_ids), ("graphwalks", graphwalks_ids)])
 def test_every_id_part_selects_exactly_its_cases(experiment, ids):
     found = sorted(set(ids()))  # the union of several runs' grids (phases, options)
     assert inexact_parts(found, names(experiment)) == {}
