@@ -26,6 +26,8 @@ EXPERIMENT = Experiment(
     length="params.length",  # haystack tokens, in the run's unit
     render=f"{__name__}.plots:render",
     findings=f"{__name__}.scoring:findings",  # NoLiMa's base score and effective length
+    # the literal-match sets are the control: the verdict reads the latent ones alone
+    control=("params.literal", True),
     published=f"{__name__}.published:TABLES",
 )
 
