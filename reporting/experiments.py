@@ -62,6 +62,10 @@ class Experiment:
     # per-length score is the mean of the task scores): the verdict's curve is then the
     # mean of the groups' means, each group resampled on its own. None: samples pooled.
     stratum: str | None = None
+    # Records that are a control, not the measurement (NoLiMa's literal-match sets): a
+    # (record column, value) pair whose records the verdict leaves out (they keep their
+    # curve, table and plots). None: the verdict reads every record.
+    control: tuple[str, object] | None = None
     # The record column holding what a right answer is (RE3: "details.expected_answer"), the
     # target of an exported inspect sample (reporting/render/inspect_log.py); None: none.
     target: str | None = None

@@ -30,7 +30,7 @@ def experiment_of(module: str) -> str | None:
 
 def test_the_experiments_are_found():
     assert {"niah", "ruler", "mrcr", "re3", "continuation", "already_said_that",
-            "repeated_words"} <= EXPERIMENTS
+            "repeated_words", "graphwalks"} <= EXPERIMENTS
 
 
 def test_no_experiment_imports_another():

@@ -25,121 +25,24 @@ possible:
 
 A sample ends at the largest n that fits for which one more unit, by the estimate, would
 not, or as soon as it is within a thousandth of L: closer than RULER's increment allows.
-The last count is of the exact prompt sent.
+The last count is of the exact prompt sent. That search is shared
+(benchmarks/texts/fitting.py: ``fit``, ``calibrate``); the rest of this module is RULER's.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import itertools
-import math
-from typing import Callable, Protocol
+from typing import Callable
+
+from benchmarks.texts.fitting import Fitted, Maker, TooShort, calibrate, fit, per_tokenizer
 
 from . import stimulus
 from .grid import TASKS, RulerSample
-from .stimulus import Prompt, QaData
+from .stimulus import QaData
 
 # the smallest size whose prompt still asks its question (10 common words; FWE's ranks 2-4)
 FLOORS = {"cwe": stimulus.COMMON, "fwe": stimulus.FweMaker.MIN_WORDS}
 CWE_PROBE = 4096  # RULER measures CWE's tokens per word on a list of this many words
-MAX_COUNTS = 40  # a bracketing search on any count converges long before this
-# Close enough: within a thousandth of the budget (4 tokens at 4k, 131 at 128k, far under
-# RULER's increments of 500 words or 25 lines), no further count is spent.
-SLACK = 1000
-
-
-class TooShort(ValueError):
-    """Even the task's smallest size does not fit the target length."""
-
-
-class Maker(Protocol):
-    minimum: int
-
-    def prompt(self, n: int) -> Prompt: ...
-
-
-@dataclasses.dataclass(frozen=True)
-class Fitted:
-    size: int  # n
-    prompt: Prompt
-    tokens: int  # tokens of prompt.text
-    counts: int  # whole prompts counted to get here
-    unit: float  # tokens per unit of n, as last measured
-
-
-def fit(maker: Maker, count: Callable[[str], int], budget: int, start: int,
-        unit: float) -> Fitted:
-    """The largest n >= maker.minimum with count(prompt(n)) <= budget (see the module doc)."""
-    low, high = None, None  # (n, prompt, tokens): largest known to fit, smallest known not
-    n, counts, counted = max(start, maker.minimum), 0, {}
-    while counts < MAX_COUNTS:
-        prompt = maker.prompt(n)
-        tokens = count(prompt.text)
-        counts += 1
-        if tokens <= budget:
-            low = (n, prompt, tokens)
-        else:
-            high = (n, prompt, tokens)
-        # this sample's own cost of a unit: the slope to the farthest size counted (near
-        # sizes differ by a few tokens of noise: where a needle fell, one word's tokens)
-        far = max(counted, key=lambda size: abs(size - n), default=None)
-        if far is not None and far != n:
-            unit = max((tokens - counted[far]) / (n - far), 1e-9)
-        counted[n] = tokens
-        if low is None:
-            if high[0] <= maker.minimum:
-                raise TooShort(f"{tokens} tokens at the smallest size ({maker.minimum}) "
-                               f"exceed the budget of {budget}")
-            step = max(1, math.ceil((high[2] - budget) / unit))
-            n = max(maker.minimum, high[0] - step)
-            continue
-        if budget - low[2] <= budget // SLACK:
-            break
-        guess = low[0] + math.floor((budget - low[2]) / unit)
-        if high is not None:
-            guess = min(guess, high[0] - 1)
-            if counts >= 4:  # the estimate is off: halve the bracket instead
-                guess = min(guess, (low[0] + high[0]) // 2) if guess > low[0] else guess
-        if guess <= low[0]:
-            break
-        n = guess
-    if low is None:
-        raise TooShort(f"no size from {maker.minimum} fits {budget} tokens")
-    return Fitted(low[0], low[1], low[2], counts, unit)
-
-
-def calibrate(maker: Maker, count: Callable[[str], int], budget: int) -> tuple[int, float]:
-    """(n, unit) for a probe sample: counted at the smallest size, then fitted from the
-    ratio estimate (as RULER's first estimate, tokens / n)."""
-    smallest = maker.minimum
-    tokens = count(maker.prompt(smallest).text)
-    if tokens > budget:
-        raise TooShort(f"{tokens} tokens at the smallest size ({smallest}) exceed the "
-                       f"budget of {budget}")
-    ratio = tokens / smallest
-    start = max(smallest, math.floor(budget / ratio))
-    fitted = fit(maker, count, budget, start, ratio)
-    if fitted.size > smallest:
-        unit = (fitted.tokens - tokens) / (fitted.size - smallest)
-    else:
-        unit = fitted.unit
-    return fitted.size, max(unit, 1e-9)
-
-
-def per_tokenizer(function):
-    """Cache by the tokenizer's identity (its ``identity`` string, else the object): a
-    tokenizer object need not be hashable, and two of the same unit share the results."""
-    cache: dict = {}
-
-    @functools.wraps(function)
-    def cached(*args, tokenizer, **kwargs):
-        key = (args, getattr(tokenizer, "identity", None) or id(tokenizer),
-               tuple(sorted((k, id(v)) for k, v in kwargs.items())))
-        if key not in cache:  # (the arguments kept with it: their ids stay theirs)
-            cache[key] = (function(*args, tokenizer=tokenizer, **kwargs), tokenizer, kwargs)
-        return cache[key][0]
-    return cached
 
 
 @per_tokenizer

@@ -8,8 +8,8 @@ metric and increment (spec ruler.md sections 2-3). Lengths are RULER's, powers o
 from __future__ import annotations
 
 import dataclasses
-import re
 
+from benchmarks.texts import fitting
 from fixtures.parametrize import SampleParams
 
 
@@ -147,25 +147,11 @@ def parse_tasks(value: str | None, scale: str) -> tuple[str, ...]:
     return tuple(name for name in TASKS if name in chosen)  # RULER's order, once each
 
 
-LENGTH = re.compile(r"(\d+(?:\.\d+)?)([km]?)", re.IGNORECASE)
-
-
 def parse_lengths(value: str | None, scale: str) -> tuple[int, ...]:
     """``--ruler-lengths 4k,8k,1m`` (k = 1,024 tokens, m = 1,048,576) or token counts."""
     if value is None:
         return LENGTHS if scale == "full" else TEST_LENGTHS
-    lengths = set()
-    for part in (p.strip() for p in value.split(",") if p.strip()):
-        match = LENGTH.fullmatch(part)
-        tokens = float(match.group(1)) * {"": 1, "k": K, "m": M}[match.group(2).lower()] \
-            if match else 0.0
-        if not tokens.is_integer() or tokens < MIN_LENGTH:
-            raise ValueError(f"--ruler-lengths {value!r}: {part!r} is not a length of at least "
-                             f"{MIN_LENGTH} tokens; write e.g. 4k,8k,128k or 1m (k = 1,024)")
-        lengths.add(int(tokens))
-    if not lengths:
-        raise ValueError(f"--ruler-lengths {value!r}: give at least one length, e.g. 4k,8k")
-    return tuple(sorted(lengths))
+    return fitting.parse_lengths(value, "--ruler-lengths", MIN_LENGTH, "4k,8k,128k or 1m")
 
 
 def parse_samples(value: int | None, scale: str) -> int:

@@ -2,7 +2,8 @@
 
 - ``haystack``: NLTK's Gutenberg corpus, its sentences (a Punkt splitter), and haystacks cut
   from it, sequential or shuffled, with needles inserted at a depth;
-- ``wordnet``: WordNet's vocabulary.
+- ``wordnet``: WordNet's vocabulary;
+- ``fitting``: the largest size of a stimulus whose prompt fits a token budget.
 
 An experiment uses these; no experiment imports another's modules.
 """

@@ -227,7 +227,9 @@ def length_text(estimate: Estimate, censored: bool, lengths: Sequence) -> str:
 # -- computing ---------------------------------------------------------------------------
 def verdict(frame: pd.DataFrame, experiment: Experiment,
             settings: VerdictSettings = VerdictSettings()) -> Verdict:
-    """The verdict of one experiment from one run's records (any other experiments ignored)."""
+    """The verdict of one experiment from one run's records (any other experiments ignored,
+    and the experiment's control records)."""
+    frame = without_control(frame, experiment)
     usable = scored(frame, experiment)
     values = usable[experiment.metric].astype(float) if not usable.empty else pd.Series([])
     mean, low, high, n = mean_interval(values.tolist(), experiment.metric_kind)
@@ -279,6 +281,17 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
     if LENGTH_AUC not in found.no_verdict:
         found.length_auc = Estimate(float(auc), low[3], high[3])
     return found
+
+
+def without_control(frame: pd.DataFrame, experiment: Experiment) -> pd.DataFrame:
+    """The records less the experiment's control ones (``Experiment.control``)."""
+    if experiment.control is None or frame.empty:
+        return frame
+    column, value = experiment.control
+    if column not in frame:
+        return frame
+    control = (frame["experiment"] == experiment.name) & (frame[column] == value)
+    return frame[~control]
 
 
 def strata(part: pd.DataFrame, metric: str, stratum: str | None) -> list[np.ndarray]:

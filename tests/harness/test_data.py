@@ -17,9 +17,15 @@ needs_data = pytest.mark.skipif(not os.environ.get(data.DATA_DIR_VARIABLE),
 
 
 def test_every_entry_names_its_source_and_license():
-    assert len(data.REGISTRY) == 15 + 114 + 6  # + openai/mrcr's six files
+    # + openai/mrcr's six, NoLiMa's 11, LongMemEval's two, GraphWalks' two
+    assert len(data.REGISTRY) == 15 + 114 + 6 + 11 + 2 + 2
     for entry in data.REGISTRY.values():
-        assert len(entry.sha256) == 64 and entry.url and entry.license
+        # NoLiMa's files are fetched by the user and have no published hash; nor has Chroma's
+        # LongMemEval parquet nor openai/graphwalks' (optional, read unverified)
+        assert (len(entry.sha256) == 64 or entry.user_fetched
+                or entry.name == "longmemeval/cleaned-longmemeval-s.parquet"
+                or entry.name.startswith("openai_graphwalks/"))
+        assert entry.url and entry.license
         assert entry.derived or entry.url.startswith("https://")
 
 
@@ -31,7 +37,27 @@ def test_every_registered_file_is_present_and_verified():
             assert data.data_file(name).is_file()
     assert {n for n, e in data.REGISTRY.items() if e.optional} == {
         "squad/dev-v2.0.json", "hotpotqa/hotpot_dev_distractor_v1.json",
-        *(f"openai_mrcr/{n}needle/{n}needle_{i}.parquet" for n in (2, 4, 8) for i in (0, 1))}
+        *(f"openai_mrcr/{n}needle/{n}needle_{i}.parquet" for n in (2, 4, 8) for i in (0, 1)),
+        "longmemeval/cleaned-longmemeval-s.parquet", "longmemeval/longmemeval_s_cleaned.json",
+        "openai_graphwalks/graphwalks_128k_and_shorter.parquet",
+        "openai_graphwalks/graphwalks_256k_to_1mil.parquet",
+        *(n for n, e in data.REGISTRY.items() if e.user_fetched)}
+    assert {n.split("/")[0] for n, e in data.REGISTRY.items() if e.user_fetched} == {"nolima"}
+
+
+def test_a_user_fetched_file_is_never_downloaded_and_names_its_source_and_licence(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv(data.DATA_DIR_VARIABLE, str(tmp_path))
+    data.data_file.cache_clear()
+    with pytest.raises(data.DataUnavailable, match="fetch it yourself from https://huggingface"
+                                                   r"\.co/datasets/amodaresi/NoLiMa/.*Adobe "
+                                                   "Research License"):
+        data.data_file("nolima/needlesets/needle_set.json")
+    (tmp_path / "nolima" / "needlesets").mkdir(parents=True)
+    (tmp_path / "nolima" / "needlesets" / "needle_set.json").write_text("[]")
+    data.data_file.cache_clear()
+    assert data.data_file("nolima/needlesets/needle_set.json").read_text() == "[]"
+    data.data_file.cache_clear()
 
 
 def test_a_file_with_the_wrong_hash_is_refused(tmp_path, monkeypatch):
@@ -49,6 +75,16 @@ def test_a_missing_derived_file_says_where_it_comes_from(tmp_path, monkeypatch):
     data.data_file.cache_clear()
     with pytest.raises(data.DataUnavailable, match="derived from .*gutenberg"):
         data.data_file("gutenberg/pride-and-prejudice.txt")
+    data.data_file.cache_clear()
+
+
+def test_a_file_without_a_known_digest_is_read_unverified(tmp_path, monkeypatch):
+    monkeypatch.setenv(data.DATA_DIR_VARIABLE, str(tmp_path))
+    name = "longmemeval/cleaned-longmemeval-s.parquet"
+    (tmp_path / "longmemeval").mkdir()
+    (tmp_path / name).write_bytes(b"any bytes")
+    data.data_file.cache_clear()
+    assert data.data_file(name) == tmp_path / name
     data.data_file.cache_clear()
 
 

@@ -163,20 +163,27 @@ def long_text(n: int, body: dict) -> bool:
     return len(body.get("prompt") or "") > 1000
 
 
-def mrcr_files(table: Callable[[], object] | None, junk: bytes = b"") -> Callable[[Path], None]:
-    """openai/mrcr's two 2-needle files in ``{tmp}/mrcr``: ``table()`` written as parquet,
-    or ``junk`` bytes."""
+def parquet_files(names: list[str], table: Callable[[], object] | None,
+                  junk: bytes = b"") -> Callable[[Path], None]:
+    """Files ``{tmp}/NAME``: ``table()`` written as parquet, or ``junk`` bytes (b"": an
+    empty file)."""
     def write(tmp: Path) -> None:
         import pyarrow.parquet as pq
 
-        for shard in (0, 1):
-            path = tmp / "mrcr" / "2needle" / f"2needle_{shard}.parquet"
+        for name in names:
+            path = tmp / name
             path.parent.mkdir(parents=True, exist_ok=True)
             if table is None:
                 path.write_bytes(junk)
             else:
                 pq.write_table(table(), path)
     return write
+
+
+def mrcr_files(table: Callable[[], object] | None, junk: bytes = b"") -> Callable[[Path], None]:
+    """openai/mrcr's two 2-needle files in ``{tmp}/mrcr``."""
+    return parquet_files([f"mrcr/2needle/2needle_{shard}.parquet" for shard in (0, 1)],
+                         table, junk)
 
 
 def mrcr_table(**columns):
@@ -201,10 +208,71 @@ def bad_data_dir(name: str, junk: bytes) -> Callable[[Path], None]:
     return make
 
 
+def nolima_folder(change: Callable[[Path], object] = lambda folder: None
+                  ) -> Callable[[Path], None]:
+    """``{tmp}/nolima``: a small folder in NoLiMa's layout (made-up content), then changed."""
+    def make(tmp: Path) -> None:
+        from ..nolima.helpers import write_folder
+
+        change(write_folder(tmp / "nolima"))
+    return make
+
+
+def nolima_set(text: str) -> Callable[[Path], object]:
+    return lambda folder: (folder / "needlesets" / "needle_set.json").write_text(text)
+
+
+NOLIMA = ["-m", "nolima", "--scale", "full", "--nolima-lengths", "250", "--nolima-dir",
+          "{tmp}/nolima"]
+NOLIMA_FIX = r"; replace it with NoLiMa's file \(https://huggingface\.co/datasets/amodaresi/NoLiMa/"
+NOLIMA_ROWS = {  # a bad NoLiMa folder: one line naming the file and the fix
+    "nolima-folder-missing": (None, r"^nolima: --nolima-dir .*/nolima: no such folder; give the "
+                                    r"folder holding NoLiMa's needlesets/"),
+    "nolima-folder-empty": (lambda folder: shutil.rmtree(folder) or folder.mkdir(),
+                            r"^nolima: .*/nolima/needlesets/needle_set\.json: missing; fetch it "
+                            r"from https://huggingface\.co/datasets/amodaresi/NoLiMa/"),
+    "nolima-set-empty-file": (nolima_set(""), r"^nolima: .*/needle_set\.json: not JSON "
+                                              rf"\(Expecting value, line 1\){NOLIMA_FIX}"),
+    "nolima-set-corrupt-json": (nolima_set('[{"id": "0101", '),
+                                r"^nolima: .*/needle_set\.json: not JSON \(Expecting "
+                                rf"property name .*{NOLIMA_FIX}"),
+    "nolima-set-wrong-fields": (nolima_set('[{"id": "0101", "needle": "{CHAR} x", "tests": {}, '
+                                           '"system_prompt": ""}]'),
+                                r"^nolima: .*/needle_set\.json: entry 0 has no field "
+                                rf"'questions'{NOLIMA_FIX}"),
+    "nolima-haystacks-empty": (lambda folder: [p.unlink() for p in
+                                               (folder / "haystack" / "rand_shuffle").iterdir()],
+                               r"^nolima: .*/haystack/rand_shuffle: no \.txt haystacks; fetch "
+                               r"NoLiMa's haystack/rand_shuffle/rand_book_\{1\.\.5\}\.txt"),
+}
+
+
+def graphwalks_file(table: Callable[[], object] | None,
+                    junk: bytes = b"") -> Callable[[Path], None]:
+    """openai/graphwalks' first file in ``{tmp}/graphwalks``."""
+    return parquet_files(["graphwalks/graphwalks_128k_and_shorter.parquet"], table, junk)
+
+
+def graphwalks_table(rows: int = 1, **columns):
+    """``rows`` rows with the original's columns (less those given as None)."""
+    import pyarrow as pa
+
+    row = {"prompt": "x", "answer_nodes": ["a"], "prompt_chars": 1, "problem_type": "bfs",
+           "date_added": "04-12-2025", **columns}
+    kept = {k: v for k, v in row.items() if v is not None}
+    return lambda: pa.Table.from_pylist([kept] * rows, schema=pa.table(
+        {k: [v] for k, v in kept.items()}).schema)
+
+
 NOT_OPENAI = "is --base-url an OpenAI-compatible API root"
 COUNTING_FIX = "fix the endpoint's counting, give the model's tokenizer.json"
 MRCR_ORIGINAL = ["-m", "mrcr", "--mrcr-source", "original", "--mrcr-original-dir", "{tmp}/mrcr"]
 MRCR_FIX = r"; replace it with openai/mrcr's file"
+LONGMEMEVAL_FILE = ["-m", "longmemeval", "--judge-model", "scripted", "--longmemeval-file"]
+LONGMEMEVAL_FIX = r"; give Chroma's LongMemEval rows"
+GRAPHWALKS_ORIGINAL = ["-m", "graphwalks", "--graphwalks-source", "original",
+                       "--graphwalks-original-dir", "{tmp}/graphwalks"]
+GRAPHWALKS_FIX = r"; replace it with openai/graphwalks' file"
 ROWS: dict[str, Row] = {
     # an option value wrong whatever runs: one ERROR line, exit 4, before anything is sent
     "max-context-0": Row(["--max-context", "0", *ONE], 4, "^ERROR: --max-context 0: give a"),
@@ -382,6 +450,23 @@ ROWS: dict[str, Row] = {
     "mrcr-prompts-not-json-plan": Row(
         [*MRCR_ORIGINAL, "--plan"], 1, r"2needle_0\.parquet: its prompts are not JSON",
         prepare=mrcr_files(mrcr_table(prompt="Hello, not JSON"))),
+    # openai/graphwalks' rows (--graphwalks-original-dir): missing, empty, corrupt, wrong
+    # columns, no rows; one line naming the file and the fix, with and without --plan
+    **{f"graphwalks-{name}{'-plan' if plan else ''}": Row(
+        [*GRAPHWALKS_ORIGINAL, *(["--plan"] if plan else [])], 1, line, prepare=prepare)
+       for name, line, prepare in [
+           ("original-dir-missing", r"--graphwalks-original-dir .*graphwalks: "
+            r"graphwalks_128k_and_shorter\.parquet missing; give the folder holding", None),
+           ("parquet-empty", rf"graphwalks_128k_and_shorter\.parquet: .*{GRAPHWALKS_FIX}",
+            graphwalks_file(None)),
+           ("parquet-corrupt", rf"graphwalks_128k_and_shorter\.parquet: Parquet magic bytes "
+            rf"not found.*{GRAPHWALKS_FIX}", graphwalks_file(None, b"not parquet" * 50)),
+           ("parquet-missing-columns", r"graphwalks_128k_and_shorter\.parquet: not an "
+            rf"openai/graphwalks file \(no answer_nodes column\){GRAPHWALKS_FIX}",
+            graphwalks_file(graphwalks_table(answer_nodes=None))),
+           ("parquet-no-rows", rf"graphwalks_128k_and_shorter\.parquet: no rows{GRAPHWALKS_FIX}",
+            graphwalks_file(graphwalks_table(rows=0)))]
+       for plan in (False, True)},
     "ruler-qa-file-not-the-registered-one": Row(
         ["-m", "ruler", "--ruler-tasks", "qa_1", "--ruler-lengths", "4k"], 1,
         r"squad/dev-v2\.0\.json has sha256 .*: replace it with the registered file",
@@ -392,6 +477,25 @@ ROWS: dict[str, Row] = {
         r"squad/dev-v2\.0\.json has sha256 .*: replace it with the registered file",
         env={"CONTEXTROT_DATA_DIR": "{tmp}/data"},
         prepare=bad_data_dir("squad/dev-v2.0.json", b'{"data": [')),
+    **{f"{name}{'-plan' if plan else ''}": Row(
+        [*NOLIMA, *(["--plan"] if plan else [])], 1, line,
+        prepare=None if change is None else nolima_folder(change))
+       for name, (change, line) in NOLIMA_ROWS.items() for plan in (False, True)},
+    # a LongMemEval file given on the command line that is missing or bad: one line naming
+    # the file and the fix, with and without --plan
+    **{f"longmemeval-file-{name}{'-plan' if plan else ''}": Row(
+        [*LONGMEMEVAL_FILE, f"{{tmp}}/{file}", *(["--plan"] if plan else [])], 1,
+        rf"^longmemeval: (--longmemeval-file )?.*{re.escape(file)}: (.*: )?{line}.*"
+        rf"{LONGMEMEVAL_FIX}",
+        prepare=None if content is None else
+        (lambda tmp, file=file, content=content: (tmp / file).write_bytes(content)))
+       for name, file, content, line in [
+           ("missing", "nope.parquet", None, "no such file"),
+           ("empty", "rows.csv", b"", "No columns to parse from file"),
+           ("corrupt", "rows.parquet", b"not parquet" * 50, "Parquet magic bytes not found"),
+           ("wrong-columns", "rows.csv", b"text,answer\nq,a\n",
+            r"not LongMemEval rows \(no question, focused_input/full_input")]
+       for plan in (False, True)},
     # an experiment's option: the same line and exit status with and without --plan
     **{f"{name}{'-plan' if plan else ''}": Row([*args, *(["--plan"] if plan else [])], 1, line)
        for name, args, line in [
@@ -404,7 +508,13 @@ ROWS: dict[str, Row] = {
            ("mrcr-samples-negative", ["-m", "mrcr", "--mrcr-samples", "-2"],
             r"^mrcr: --mrcr-samples -2: give 1 or more"),
            ("ruler-samples-0", ["-m", "ruler", "--ruler-samples", "0"],
-            r"^ruler: --ruler-samples 0: give at least 1")]
+            r"^ruler: --ruler-samples 0: give at least 1"),
+           ("graphwalks-samples-0", ["-m", "graphwalks", "--graphwalks-samples", "0"],
+            r"^graphwalks: --graphwalks-samples 0: give 1 or more"),
+           ("graphwalks-lengths-100", ["-m", "graphwalks", "--graphwalks-lengths", "100"],
+            r"^graphwalks: --graphwalks-lengths '100': '100' is not a length of at least 512"),
+           ("graphwalks-max-tokens-0", ["-m", "graphwalks", "--graphwalks-max-tokens", "0"],
+            r"^graphwalks: --graphwalks-max-tokens 0: give a positive number")]
        for plan in (False, True)},
     # the gate's baseline
     "baseline-a-folder": Row(["--baseline", "{tmp}", "--fail-on", "repeated_words:-5%", *ONE],

@@ -5,15 +5,23 @@ import pytest
 
 from benchmarks.already_said_that import grid as already_said_that
 from benchmarks.continuation import grid as continuation
+from benchmarks.graphwalks import grid as graphwalks
+from benchmarks.longmemeval import grid as longmemeval
 from benchmarks.mrcr import grid as mrcr
 from benchmarks.niah import grid as niah
 from benchmarks.niah import needles
+from benchmarks.nolima import grid as nolima
+from benchmarks.nolima import needlesets as nolima_sets
 from benchmarks.re3 import grid as re3
 from benchmarks.repeated_words import grid as repeated_words
 from benchmarks.ruler import grid as ruler
+from benchmarks import experiment_packages
 from fixtures.parametrize import inexact_parts, tokens_id
 
 from ..subprocess_pytest import run_pytest
+
+
+EXPERIMENTS = [package.EXPERIMENT.name for package in experiment_packages()]
 
 
 def names(experiment: str) -> list[str]:
@@ -50,6 +58,23 @@ def mrcr_ids():
     return [s.id for s in mrcr.build(every)]  # more samples than s000-s099
 
 
+def longmemeval_ids():
+    every = longmemeval.Settings(scale="full", source="generated", files=(), questions=500,
+                                 types=longmemeval.CHROMA_TYPES, seed=0, judge="chroma",
+                                 lengths=(768, 1024, 8192, 16384, 32768, 65536, 1 << 20),
+                                 max_tokens=1000, has_judge=False)
+    generated = [s.id for s in longmemeval.build(every)]  # 500 questions: q000-q499
+    return generated + [i.replace("gen-", "chr-") for i in generated]
+
+
+def graphwalks_ids():
+    every = graphwalks.Settings(
+        sources=graphwalks.SOURCES, lengths=graphwalks.LENGTHS + graphwalks.TEST_LENGTHS
+        + (1536, 5000), samples=120, prompt="2025", seed=0, max_tokens=16384,
+        temperature=None, original_dir=None, missing_original=None)
+    return [s.id for s in graphwalks.build(every)]  # more samples than s000-s099
+
+
 def re3_ids():
     strategies = ("camelcase", "digitspace", "lowercase", "uppercase")
     return [s.id for s in re3.phase1(re3.counts("full", 1))
@@ -64,10 +89,20 @@ def ruler_ids():
         + [f"{task}-unavailable" for task in ruler.TASKS if ruler.TASKS[task].needs_data]
 
 
+def nolima_ids():
+    own = tuple(nolima_sets.OWN_SETS)
+    tests = {stem: nolima_sets.load(path) for stem, path in nolima_sets.OWN_SETS.items()}
+    lengths = nolima.FULL_LENGTHS + (100, 1500, 64000, 128000)
+    return [s.id for scale in ("full", "test") for s in nolima.build(
+        nolima.Settings(scale, nolima_sets.HERE, own, lengths, None), tests)] \
+        + ["nolima_data-unavailable"]
+
+
 @pytest.mark.parametrize("experiment, ids", [
     ("repeated_words", repeated_words_ids), ("niah", niah_ids),
     ("continuation", continuation_ids), ("already_said_that", already_said_that_ids),
-    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids)])
+    ("re3", re3_ids), ("ruler", ruler_ids), ("mrcr", mrcr_ids), ("nolima", nolima_ids),
+    ("longmemeval", longmemeval_ids), ("graphwalks", graphwalks_ids)])
 def test_every_id_part_selects_exactly_its_cases(experiment, ids):
     found = sorted(set(ids()))  # the union of several runs' grids (phases, options)
     assert inexact_parts(found, names(experiment)) == {}
@@ -133,6 +168,8 @@ def test_m_selects_the_same_cases_with_grids_left_unbuilt(tmp_path):
         if prefixes is not None:
             assert cases == [c for c in every if c.startswith(prefixes)]
             assert f"({len(every) - len(cases)} deselected)" not in summary  # grids unbuilt
-            assert "(5 deselected)" in summary  # one case for each of the other five
+            # one case for each of the other experiments
+            assert f"({len(EXPERIMENTS) - 2} deselected)" in summary
         else:
-            assert len(cases) == 6 and not any(c.startswith("benchmarks/re3/") for c in cases)
+            assert len(cases) == len(EXPERIMENTS) - 1  # one smoke case each, but re3's
+            assert not any(c.startswith("benchmarks/re3/") for c in cases)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import experiment_packages
 from fixtures.scripted_server import ScriptedServer
 from fixtures.tokenizer import o200k
 
@@ -68,8 +69,7 @@ def scores(run: dict) -> dict:
     return {nodeid: (s["outcome"], s["scores"]) for nodeid, s in run["samples"].items()}
 
 
-EXPERIMENTS = {"already_said_that", "continuation", "mrcr", "niah", "re3", "repeated_words",
-               "ruler"}
+EXPERIMENTS = {package.EXPERIMENT.name for package in experiment_packages()}
 
 
 def test_the_plain_runs_ran_every_experiment(runs):

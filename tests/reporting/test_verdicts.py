@@ -341,3 +341,22 @@ def test_an_absolute_verdict_at_chance_can_still_be_gated(tmp_path):
     assert found.exit_status == gate.REGRESSION_EXIT
     (check,) = found.checks
     assert (check.delta.baseline, check.delta.candidate) == (1000, 0)
+
+
+def test_control_records_stay_out_of_the_verdict():
+    """NoLiMa's literal-match sets are a control: a perfect control beside a falling
+    measurement must not lift the verdict, and the control's own records are not counted."""
+    controlled = dataclasses.replace(RATE, control=("params.literal", True))
+    falling = dict(zip(LENGTHS, (1.0, 1.0, 0.8, 0.5, 0.3, 0.1)))
+    records = curve_records(controlled, falling)
+    for item in curve_records(controlled, dict.fromkeys(LENGTHS, 1.0)):
+        records.append(dataclasses.replace(
+            item, sample_id=f"{item.sample_id}-lit", params={**item.params, "literal": True}))
+    frame = records_frame(records)
+    alone = verdict(records_frame(curve_records(controlled, falling)), controlled)
+    found = verdict(frame, controlled)
+    pooled = verdict(frame, RATE)
+    assert found.n == alone.n == 120 and pooled.n == 240
+    assert found.means == alone.means and found.effective_length == alone.effective_length
+    assert found.effective_length.value == 2000
+    assert pooled.effective_length.value > found.effective_length.value  # what pooling hides
