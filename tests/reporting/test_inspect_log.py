@@ -115,6 +115,8 @@ def test_a_run_writes_one_log_per_experiment_read_back_with_status_success(run):
         assert log.eval.run_id == RUN_ID and log.eval.model_base_url == run["endpoint"]
         assert len(log.samples) == len(records[name]) == log.results.total_samples
         assert all(sample.scores for sample in log.samples), name  # one scored sample each
+        if _experiments()[name].target:  # the answer the experiment declares, where it does
+            assert all(sample.target for sample in log.samples), name
         headline = log.results.scores[0]
         assert headline.scored_samples == 1 and "mean" in headline.metrics
         assert log.eval.metadata[METADATA_KEY]["token_unit"] == "o200k_base"
