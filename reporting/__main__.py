@@ -3,7 +3,7 @@
     python -m reporting runs                         list the stored runs
     python -m reporting report RUN                   re-render RUN's plots and report.html
     python -m reporting compare RUN RUN [RUN...]     overlay runs; paired difference tables
-    python -m reporting export RUN --format csv|jsonl|parquet|summary
+    python -m reporting export RUN --format csv|jsonl|parquet|summary|inspect
     python -m reporting gate RUN --baseline B --fail-on EXPR   the CI gate, outside pytest
     python -m reporting leaderboard                  every model side by side, with verdicts
     python -m reporting merge STORE... --into DIR    join the shards of a run (--shard K/N)
@@ -183,6 +183,8 @@ def command_compare(args) -> int:
 def command_export(args) -> int:
     store = open_store(args.results_dir)
     run_id = resolve_run(store, args.run)
+    if args.format == "inspect":
+        return export_inspect(store, run_id, args)
     frame = store.frame(run_id)
     suffix = {"csv": ".csv", "jsonl": ".jsonl", "parquet": ".parquet",
               "summary": "-summary.json"}[args.format]
@@ -206,6 +208,20 @@ def command_export(args) -> int:
         out.write_text(json.dumps({"run_id": run_id, "identity": identity,
                                    "samples": gate.compact_samples(frame)}, indent=1) + "\n")
     print(out)
+    return 0
+
+
+def export_inspect(store: ResultsStore, run_id: str, args) -> int:
+    """One inspect_ai eval log per experiment (reporting/render/inspect_log.py)."""
+    from reporting.render.inspect_log import InspectMissing, export_run
+
+    out = Path(args.out) if args.out else Path(args.results_dir) / run_id / "inspect"
+    try:
+        paths = export_run(store, run_id, load_catalog(args.experiments), out)
+    except InspectMissing as error:
+        raise CommandError(str(error)) from None
+    for path in paths:
+        print(path)
     return 0
 
 
@@ -267,9 +283,11 @@ def parser() -> argparse.ArgumentParser:
                               "DIR/compare/RUN__RUN)")
     export = command("export", command_export, "export a run's records")
     export.add_argument("run", metavar="RUN")
-    export.add_argument("--format", choices=("csv", "jsonl", "parquet", "summary"),
-                        required=True, help="summary: the gate's baseline file")
-    export.add_argument("--out", metavar="PATH", help="default: DIR/RUN/export.FORMAT")
+    export.add_argument("--format", choices=("csv", "jsonl", "parquet", "summary", "inspect"),
+                        required=True, help="summary: the gate's baseline file; inspect: "
+                        "one inspect_ai eval log per experiment, for `inspect view`")
+    export.add_argument("--out", metavar="PATH", help="default: DIR/RUN/export.FORMAT; "
+                        "for inspect, a folder (default: DIR/RUN/inspect)")
     gate_command = with_rules(command("gate", command_gate,
                                       "gate RUN against a baseline, as pytest does"))
     gate_command.add_argument("run", metavar="RUN")

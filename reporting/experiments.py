@@ -66,6 +66,9 @@ class Experiment:
     # (record column, value) pair whose records the verdict leaves out (they keep their
     # curve, table and plots). None: the verdict reads every record.
     control: tuple[str, object] | None = None
+    # The record column holding what a right answer is (RE3: "details.expected_answer"), the
+    # target of an exported inspect sample (reporting/render/inspect_log.py); None: none.
+    target: str | None = None
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):

@@ -16,6 +16,7 @@ import json
 import platform
 import sys
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -59,6 +60,8 @@ def pytest_configure(config: pytest.Config) -> None:
         if found and not config.getoption("baseline"):
             raise pytest.UsageError("--fail-on needs --baseline RUN|summary.json (the run to "
                                     "compare with; 'latest' for the newest stored run)")
+        if config.getoption("inspect_log_dir"):
+            _check_inspect_log_dir(Path(config.getoption("inspect_log_dir")))
         config.pluginmanager.register(RunReporter(config, found, settings),
                                       "contextrot-reporter")
 
@@ -242,7 +245,8 @@ class RunReporter:
             exit_status=int(exit_status),
             model_calls=sum(calls for calls, _ in self.received.values()),
             cached_calls=sum(cached for _, cached in self.received.values()),
-            allow_different_settings=self.config.getoption("allow_different_settings"))
+            allow_different_settings=self.config.getoption("allow_different_settings"),
+            inspect_log_dir=self.config.getoption("inspect_log_dir"))
 
     def _send_end(self, end) -> None:
         """Hand ``end`` to the end's process; RuntimeError when it cannot be started."""
@@ -353,7 +357,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--allow-different-settings", action="store_true",
                     help="gate against a baseline whose generation settings (--temperature, "
                          "--thinking, -M ...) differ from this run's")
+    group.addoption("--inspect-log-dir", default=None, metavar="DIR",
+                    help="also write the run as inspect_ai eval logs, one per experiment, "
+                         "into DIR at its end, for `inspect view` (needs the [inspect] extra)")
     verdict_settings.add_options(group.addoption)
+
+
+def _check_inspect_log_dir(folder: Path) -> None:
+    """Refuse, before anything runs, what would fail at the end: no inspect_ai, a file where
+    the logs' folder goes."""
+    from reporting.render.inspect_log import InspectMissing, require_inspect
+    try:
+        require_inspect()
+    except InspectMissing as error:
+        raise pytest.UsageError(f"--inspect-log-dir: {error}") from None
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if not existing.is_dir():
+        raise pytest.UsageError(f"--inspect-log-dir {folder}: {existing} is a file, not a "
+                                "folder; give a folder (it is made if missing)")
 
 
 def _unit_option(config: pytest.Config) -> str:

@@ -40,3 +40,11 @@ def run_reporting(*args: str, timeout: float = TIMEOUT_S) -> subprocess.Complete
     """``python -m reporting ARGS``."""
     return subprocess.run([sys.executable, "-m", "reporting", *args], cwd=ROOT,
                           env=child_env(), capture_output=True, text=True, timeout=timeout)
+
+
+def without_module(folder: Path, module: str) -> str:
+    """A PYTHONPATH entry (``folder``) whose sitecustomize hides ``module`` from a child
+    Python, as if it were not installed (an optional extra left out)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sitecustomize.py").write_text(f"import sys\nsys.modules[{module!r}] = None\n")
+    return str(folder)

@@ -26,6 +26,7 @@ EXPERIMENT = Experiment(
     # prompts (~300 tokens) sit at 256-1k, its full ones (~113k) at 128k.
     length="details.length_tier",
     render=f"{__name__}.plots:render",
+    target="details.answer",  # the answer: an exported inspect sample's target
     findings=f"{__name__}.scoring:findings",  # the paired test, by type, abstentions
     published=f"{__name__}.published:TABLES",  # Chroma's GPT-4.1 run, never gated
     output_budget="--longmemeval-max-tokens",

@@ -21,6 +21,7 @@ EXPERIMENT = Experiment(
     chance=0.0,
     length="params.length",  # tokens, in the run's unit (o200k_base unless --tokenizer)
     render=f"{__name__}.plots:render",
+    target="details.needle_text",  # the needle: an exported inspect sample's target
     findings=f"{__name__}.agreement:findings",  # the LLM judge against the deterministic one
 )
 

@@ -25,6 +25,7 @@ EXPERIMENT = Experiment(
     chance=0.0,  # an open answer: the drawn name is written nowhere but in the needle
     length="params.length",  # haystack tokens, in the run's unit
     render=f"{__name__}.plots:render",
+    target="details.gold",  # the needle's character: an exported inspect sample's target
     findings=f"{__name__}.scoring:findings",  # NoLiMa's base score and effective length
     # the literal-match sets are the control: the verdict reads the latent ones alone
     control=("params.literal", True),

@@ -26,6 +26,7 @@ EXPERIMENT = Experiment(
     # No single chance level: the tasks mix four-option MMLU (1/4) with open answers (0).
     chance=None,
     render=f"{__name__}.plots:render",
+    target="details.expected_answer",  # the answer: an exported inspect sample's target
     output_budget="--re3-max-tokens",  # named when samples hit the output limit
 )
 

@@ -25,6 +25,7 @@ EXPERIMENT = Experiment(
     metric_kind="mean",
     length="params.length",  # the target: prompt tokens + tokens_to_generate, run's unit
     render=f"{__name__}.plots:render",
+    target="details.outputs",  # the reference answers: an inspect sample's target
     findings=f"{__name__}.results:findings",
     chance=0.0,  # open answers: guessing a 7-digit number or a UUID scores nothing
     absolute=0.856,  # RULER's bar: Llama-2-7B-chat's 4k score, 85.6

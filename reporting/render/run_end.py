@@ -44,6 +44,7 @@ class RunEnd:
     model_calls: int
     cached_calls: int
     allow_different_settings: bool = False  # gate a run whose generation settings differ
+    inspect_log_dir: str | None = None  # --inspect-log-dir: the run as inspect_ai eval logs
 
 
 @dataclasses.dataclass
@@ -76,6 +77,11 @@ def end_run(end: RunEnd) -> Ended:
             expected=end.expected, missing=end.missing, run_row=row,
             gate_lines=verdict.lines() if verdict else (),
             warn=lambda message: lines.append((message, "red")))
+        if end.inspect_log_dir:
+            from reporting.render.inspect_log import export_run
+
+            logs = export_run(store, run.run_id, end.experiments, Path(end.inspect_log_dir),
+                              files.verdicts, only=wanted)  # the report's records
     finally:
         store.close()
 
@@ -108,6 +114,9 @@ def end_run(end: RunEnd) -> Ended:
                       "time)", "yellow"))
     lines += [(line, "red" if bad else None) for line, bad in
               (verdict.lines() if verdict else ())]
+    if end.inspect_log_dir:
+        lines.append((f"inspect logs: {len(logs)} in {end.inspect_log_dir} (inspect view "
+                      f"--log-dir {end.inspect_log_dir})", None))
     lines += [(f"report: {files.report}", None), (f"results: {run_dir}", None)]
     return Ended(status, lines)
 

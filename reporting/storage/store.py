@@ -144,6 +144,12 @@ class ResultsStore:
         for (text,) in self._db.execute(query + " ORDER BY sample_id", args):
             yield SampleRecord.from_json(text)
 
+    def experiments(self, run_id: str) -> list[str]:
+        """The experiments with records in ``run_id``, in name order."""
+        return [name for (name,) in self._db.execute(
+            "SELECT DISTINCT experiment FROM samples WHERE run_id = ? ORDER BY experiment",
+            (run_id,))]
+
     def frame(self, run_id: str, experiment: str | None = None, *,
               output_chars: int | None = None) -> pd.DataFrame:
         return records_frame(self.records(run_id, experiment), output_chars=output_chars)

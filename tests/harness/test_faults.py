@@ -36,7 +36,7 @@ import pytest
 from fixtures.scripted_server import DROP, Fault, ScriptedServer
 
 from ..subprocess_pytest import child_env as subprocess_env
-from ..subprocess_pytest import pytest_command
+from ..subprocess_pytest import pytest_command, without_module
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE = ["-m", "repeated_words", "-k", "n25w-pos0000"]  # one sample of 25 words
@@ -527,6 +527,16 @@ ROWS: dict[str, Row] = {
                            "repeated_words:-5%", *ONE], 8,
                           r"gate: REFUSED \(exit 8\): baseline .*empty.jsonl holds no samples",
                           prepare=lambda tmp: (tmp / "empty.jsonl").write_bytes(b"")),
+    # the run as inspect_ai logs, without the [inspect] extra: refused before anything runs
+    "inspect-log-dir-without-inspect-ai": Row(
+        ["--inspect-log-dir", "{tmp}/logs", *ONE], 4,
+        r"^ERROR: --inspect-log-dir: inspect logs are written with inspect_ai, which is not "
+        r"installed: pip install -e '\.\[inspect\]'", env={"PYTHONPATH": "{tmp}/no-inspect"},
+        prepare=lambda tmp: without_module(tmp / "no-inspect", "inspect_ai")),
+    "inspect-log-dir-is-a-file": Row(["--inspect-log-dir", "{tmp}/file/logs", *ONE], 4,
+                                     "^ERROR: --inspect-log-dir .*/file/logs: .*/file is a "
+                                     "file, not a folder",
+                                     prepare=lambda tmp: (tmp / "file").write_text("a file")),
 }
 DEBUG_LOG = ("--log-level", "DEBUG", "--log-cli-level", "DEBUG", "-o", "junit_logging=all")
 CASES = [pytest.param(name, (), id=name) for name in ROWS] + \

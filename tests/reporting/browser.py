@@ -1,8 +1,9 @@
 """Open a page in a real headless Chromium and ask it what it shows, over the DevTools protocol.
 
 Debian's ``chromium`` is started with a fresh profile and nothing that phones home; the page is
-loaded from a file:// URL while the console, uncaught exceptions, log entries and every
-network request are recorded. ``websocket-client`` carries the protocol.
+loaded from a file:// URL (or a server's http:// URL) while the console, uncaught exceptions,
+log entries and every network request are recorded. ``websocket-client`` carries the
+protocol.
 """
 
 from __future__ import annotations
@@ -37,12 +38,16 @@ class PageVisit:
         self.images: list[dict] = []
         self.boxes: dict[str, dict | None] = {}  # CSS selector -> its box on the page, in px
         self.screenshot: bytes = b""
+        self.text: str = ""  # the page's visible text, once it showed what was waited for
 
 
-def visit(page: Path, screenshot: Path, timeout_s: float = 60.0,
-          boxes: Sequence[str] = ()) -> PageVisit:
-    """Load ``page``; ``boxes``: CSS selectors whose first element's box (top, bottom, left,
-    right, from the top of the page) to report, None where nothing matches."""
+def visit(page: Path | str, screenshot: Path, timeout_s: float = 60.0,
+          boxes: Sequence[str] = (), shows: Sequence[str] = ()) -> PageVisit:
+    """Load ``page`` (a file, or a URL); ``boxes``: CSS selectors whose first element's box
+    (top, bottom, left, right, from the top of the page) to report, None where nothing
+    matches; ``shows``: texts to wait for in the page, in any case (a script-drawn page draws
+    after its load event, and CSS may upper-case a heading); TimeoutError naming those still
+    missing."""
     executable = chromium_path()
     if executable is None:
         raise RuntimeError("chromium is not installed")
@@ -54,7 +59,7 @@ def visit(page: Path, screenshot: Path, timeout_s: float = 60.0,
     try:
         port = _devtools_port(process, Path(profile), timeout_s)
         target = _page_target(port, timeout_s)
-        return _inspect(target, page, screenshot, timeout_s, boxes)
+        return _inspect(target, page, screenshot, timeout_s, boxes, shows)
     finally:
         process.terminate()
         try:
@@ -99,8 +104,8 @@ _BOX = """(() => {{ const e = document.querySelector({selector}); if (!e) return
                           right: r.right}}); }})()"""
 
 
-def _inspect(target: str, page: Path, screenshot: Path, timeout_s: float,
-             boxes: Sequence[str]) -> PageVisit:
+def _inspect(target: str, page: Path | str, screenshot: Path, timeout_s: float,
+             boxes: Sequence[str], shows: Sequence[str]) -> PageVisit:
     found = PageVisit()
     connection = websocket.create_connection(target, timeout=timeout_s, suppress_origin=True)
     ids = iter(range(1, 1_000_000))
@@ -122,13 +127,19 @@ def _inspect(target: str, page: Path, screenshot: Path, timeout_s: float,
             found.errors.append("console: " + " ".join(
                 str(a.get("value", a.get("description", ""))) for a in params.get("args", [])))
         elif method == "Runtime.exceptionThrown":
-            found.errors.append("exception: " + params["exceptionDetails"].get("text", ""))
+            details = params["exceptionDetails"]
+            found.errors.append(" ".join(filter(None, (
+                "exception:", details.get("text"),
+                details.get("exception", {}).get("description", "")[:500]))))
         elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
             found.errors.append("log: " + params["entry"].get("text", ""))
         elif method == "Network.requestWillBeSent":
             url = params["request"]["url"]
-            if not url.startswith(("data:", "file:", "about:")):
+            if not url.startswith(("data:", "file:", "about:", "blob:")):
                 found.requests.append(url)
+        elif method == "Network.responseReceived" and params["response"]["status"] >= 400:
+            found.errors.append(f"http {params['response']['status']}: "
+                                f"{params['response']['url']}")
         elif method == "Page.loadEventFired":
             loaded.append(True)
 
@@ -136,12 +147,22 @@ def _inspect(target: str, page: Path, screenshot: Path, timeout_s: float,
     try:
         for domain in ("Page", "Runtime", "Log", "Network"):
             call(f"{domain}.enable")
-        call("Page.navigate", url=page.resolve().as_uri())
+        call("Page.navigate", url=page if isinstance(page, str) else page.resolve().as_uri())
         deadline = time.monotonic() + timeout_s
         while not loaded and time.monotonic() < deadline:
             note(json.loads(connection.recv()))
         if not loaded:
             raise TimeoutError(f"{page} did not finish loading")
+        while True:
+            found.text = call("Runtime.evaluate", expression="document.body.innerText",
+                              returnByValue=True)["result"].get("value") or ""
+            missing = [text for text in shows if text.lower() not in found.text.lower()]
+            if not missing:
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{page} never showed {missing}; it shows: "
+                                   f"{found.text[:1000]!r}; errors: {found.errors}")
+            time.sleep(0.2)
         result = call("Runtime.evaluate", expression=_IMAGES, returnByValue=True)
         found.images = json.loads(result["result"]["value"])
         for selector in boxes:

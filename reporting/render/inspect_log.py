@@ -1,0 +1,385 @@
+"""A run as inspect_ai eval logs: one log per experiment, for ``inspect view`` and inspect's
+``read_eval_log`` and dataframes.
+
+inspect's file format is versioned but not frozen; the stable surface for other tools is its
+Python API (inspect_ai #5066). So each log is built from ``inspect_ai.log``'s classes and
+written by its ``write_eval_log``, never by hand, from the run's records alone. The mapping
+(docs/inspect.md has it as a table):
+
+- the task is ``contextrot/<experiment>``; the model ``openai/<name>`` (the OpenAI-compatible
+  API it was asked through) at the records' endpoint (stored without credentials, and
+  redacted again here); the generation settings every sample was sent alike are the
+  model's generate config; the run id, token unit, protocol and identity lines are metadata;
+- one sample per record: its id, the messages sent, the answer with the thinking as its
+  reasoning part, the experiment's ``target`` column, every score, the grid parameters as
+  metadata and the rest of the record under ``metadata["contextrot"]``; usage (cached and
+  reasoning tokens included) as the sample's model usage;
+- an error is the sample's error, an overflow the stop reason ``model_length`` (inspect's own
+  mark of a context window exceeded), a skip a ``custom`` limit (the reason in metadata); a
+  refusal is scored, its outcome in metadata;
+- results: per score its mean, 95% interval and sample count; the headline's means along the
+  length axis (else its most varied grid column) and the verdict's numbers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+from importlib import metadata as package_metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+from reporting.experiments import Experiment
+from reporting.storage.records import SampleRecord
+
+if TYPE_CHECKING:  # the plugin checks the extra at start-up: pandas loads when logs are made
+    import pandas as pd
+
+    from reporting.analysis.verdicts import Verdict
+    from reporting.storage.store import ResultsStore
+
+EXTRA = "inspect"
+MISSING = ("inspect logs are written with inspect_ai, which is not installed: "
+           f"pip install -e '.[{EXTRA}]' (or 'contextrot[{EXTRA}]')")
+METADATA_KEY = "contextrot"  # a sample's record beyond its grid parameters
+# record fields a sample holds in inspect's own terms; the rest go to metadata["contextrot"]
+_MAPPED = ("experiment", "run_id", "sample_id", "params", "messages", "output", "thinking",
+           "scores", "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens")
+_STOP_REASONS = {"stop": "stop", "length": "max_tokens", "content_filter": "content_filter",
+                 "tool_calls": "tool_calls", "function_call": "tool_calls"}
+# sampling a record sent -> inspect's GenerateConfig field of the same meaning
+_GENERATE_FIELDS = {"temperature": "temperature", "top_p": "top_p", "seed": "seed",
+                    "reasoning_effort": "reasoning_effort", "max_tokens": "max_tokens",
+                    "max_completion_tokens": "max_tokens", "stop": "stop_seqs",
+                    "frequency_penalty": "frequency_penalty",
+                    "presence_penalty": "presence_penalty"}
+
+
+class InspectMissing(RuntimeError):
+    """inspect_ai is not installed: its one line names the extra."""
+
+
+def require_inspect() -> None:
+    if importlib.util.find_spec("inspect_ai") is None:
+        raise InspectMissing(MISSING)
+
+
+def export_run(store: ResultsStore, run_id: str, experiments: dict[str, Experiment],
+               out: Path, verdicts: dict[str, Verdict] | None = None,
+               only: set[str] | None = None) -> list[Path]:
+    """Write one log per experiment of ``run_id`` into ``out``; their paths, in name order.
+
+    ``verdicts``: each experiment's, where the caller has them (the end of a run, with
+    ``only``: the node ids its report was written from); else they are computed from the
+    stored records under the rules the run was started with, as ``python -m reporting
+    report`` does. The same run exported again overwrites its logs (their names and ids
+    derive from the run id and the experiment).
+    """
+    require_inspect()
+    info = store.run_info(run_id)
+    row = next(r for r in store.runs() if r["run_id"] == run_id)
+    if verdicts is None:
+        from reporting.analysis.verdict_settings import from_run_options
+        from reporting.analysis.verdicts import verdicts as judge
+
+        verdicts = judge(store.frame(run_id, output_chars=0), experiments,
+                         from_run_options(info.get("options") or {}))
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name in store.experiments(run_id):
+        records = [r for r in store.records(run_id, name)
+                   if only is None or (r.nodeid or r.sample_id) in only]
+        if records:
+            paths.append(write_log(records, name, info, row, experiments.get(name),
+                                   verdicts.get(name), out))
+    return paths
+
+
+def write_log(records: list[SampleRecord], name: str, info: dict, row: dict,
+              experiment: Experiment | None, verdict: Verdict | None, out: Path) -> Path:
+    from inspect_ai.log import EvalLog, EvalPlan, EvalPlanStep, EvalStats, write_eval_log
+
+    from reporting.storage.store import records_frame
+
+    # the frame is for the statistics: copies, whose outputs it may drop
+    frame = records_frame((dataclasses.replace(r) for r in records), output_chars=0)
+    spec = _spec(records, name, info, row, frame)
+    usage = [u for u in (_usage(r) for r in records) if u is not None]
+    log = EvalLog(
+        status=_status(row, info),
+        eval=spec,
+        plan=EvalPlan(steps=[EvalPlanStep(solver=spec.task)],
+                      config=spec.model_generate_config),
+        results=_results(records, frame, experiment, verdict),
+        stats=EvalStats(started_at=row["started_at"], completed_at=row.get("finished_at") or "",
+                        model_usage={spec.model: _sum(usage)} if usage else {}),
+        samples=[_sample(r, spec.model, experiment) for r in records],
+    )
+    stamp = row["started_at"].replace(":", "-")
+    path = out / f"{stamp}_contextrot-{name.replace('_', '-')}_{spec.task_id}.eval"
+    write_eval_log(log, str(path))
+    return path
+
+
+# -- the task ----------------------------------------------------------------------------
+def _spec(records: list[SampleRecord], name: str, info: dict, row: dict, frame: pd.DataFrame):
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalSpec
+
+    from reporting.gating.compare import run_identity
+
+    model = next((r.model for r in records if r.model.get("name")), {})
+    identity = run_identity(info, frame)
+    task_id = hashlib.sha256(f"{row['run_id']}/{name}".encode()).hexdigest()[:22]
+    return EvalSpec(
+        run_id=row["run_id"], eval_id=task_id, task_id=task_id, created=row["started_at"],
+        task=f"contextrot/{name}",
+        dataset=EvalDataset(name=name, samples=len(records),
+                            sample_ids=[r.sample_id for r in records]),
+        model=model_name(model.get("name") or identity["model"]),
+        model_base_url=_base_url(model.get("endpoint")),
+        model_generate_config=_generate_config(records),
+        config=EvalConfig(),
+        packages={"contextrot": _version("contextrot")},
+        metadata={METADATA_KEY: {
+            "run_id": row["run_id"], "token_unit": identity["tokenizer"],
+            "protocol": identity["protocol"], "identity": identity,
+            "exit_status": row.get("exit_status"), "missing": info.get("missing") or [],
+        }},
+    )
+
+
+def model_name(name: str) -> str:
+    """inspect's ``provider/model``: contextrot asks every model through the OpenAI API."""
+    return f"openai/{name}"
+
+
+def _base_url(endpoint: str | None) -> str | None:
+    """The endpoint where it is a URL (not an embedded model's id), without credentials."""
+    from fixtures.models import redact_url  # one definition of "safe to store"
+
+    if not endpoint or not endpoint.startswith(("http://", "https://")):
+        return None
+    return redact_url(endpoint)
+
+
+def _generate_config(records: list[SampleRecord]):
+    """What every sample of the experiment was sent alike: sampling and token limit."""
+    from inspect_ai.model import GenerateConfig
+
+    sent = [{**(r.model.get("sampling") or {}), **(r.model.get("token_limit") or {})}
+            for r in records if r.model.get("sampling") is not None]
+    common = dict(sent[0]) if sent else {}
+    for other in sent[1:]:
+        common = {k: v for k, v in common.items() if k in other and other[k] == v}
+    config = {_GENERATE_FIELDS[k]: v for k, v in common.items() if k in _GENERATE_FIELDS}
+    extra = {k: v for k, v in common.items() if k not in _GENERATE_FIELDS}
+    return GenerateConfig(**config, **({"extra_body": extra} if extra else {}))
+
+
+def _status(row: dict, info: dict) -> str:
+    if not row.get("finished_at"):
+        return "started"  # still running, or stopped without an end: run it again
+    return "cancelled" if info.get("missing") else "success"
+
+
+# -- samples -----------------------------------------------------------------------------
+def _sample(record: SampleRecord, model: str, experiment: Experiment | None):
+    from inspect_ai.log import EvalError, EvalSample, EvalSampleLimit
+    from inspect_ai.scorer import Score
+
+    data = record.__dict__
+    kept = {k: v for k, v in data.items() if k not in _MAPPED}
+    # a score inspect's Score cannot hold (undefined, or nested) stays with the record
+    kept["scores"] = {k: v for k, v in record.scores.items() if not _score_value(v)}
+    if METADATA_KEY in record.params:
+        raise ValueError(f"{record.experiment}: a grid parameter named {METADATA_KEY!r} "
+                         "would hide the record in its inspect sample's metadata; rename it")
+    # ids from the record, not inspect's random ones: the same run exports the same logs
+    messages = [_message(m, f"{record.sample_id}/{i}") for i, m in enumerate(record.messages)]
+    output = _output(record, model)
+    usage = _usage(record)
+    return EvalSample(
+        id=record.sample_id, epoch=1, input=messages or "",
+        target=_target(record, experiment),
+        messages=messages + [c.message for c in output.choices],
+        output=output,
+        scores={k: Score(value=v) for k, v in record.scores.items() if _score_value(v)},
+        metadata={**record.params, METADATA_KEY: kept},
+        model_usage={model: usage} if usage is not None else {},
+        total_time=round(record.latency_s, 6),
+        error=EvalError(message=record.reason, traceback=record.reason,
+                        traceback_ansi=record.reason) if record.outcome == "error" else None,
+        limit=EvalSampleLimit(type="custom", limit=0) if record.outcome == "skipped" else None,
+    )
+
+
+def _score_value(value: Any) -> bool:
+    """Whether inspect's ``Score.value`` holds ``value`` as it is: a number, string or
+    boolean, a list of them, or a mapping of them (its values may be None)."""
+    scalar = (str, int, float, bool)
+    if isinstance(value, scalar):
+        return True
+    if isinstance(value, list):
+        return all(isinstance(v, scalar) for v in value)
+    if isinstance(value, dict):
+        return all(v is None or isinstance(v, scalar) for v in value.values())
+    return False
+
+
+def _message(message: dict, id: str):
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+
+    kinds = {"system": ChatMessageSystem, "developer": ChatMessageSystem,
+             "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+    role = message.get("role", "user")
+    if role not in kinds:
+        raise ValueError(f"a message of role {role!r} has no inspect message type")
+    return kinds[role](id=id, content=message.get("content") or "")
+
+
+def _output(record: SampleRecord, model: str):
+    """The answer as one choice (its thinking as a reasoning part); no choice where no
+    request was answered."""
+    from inspect_ai.model import (ChatCompletionChoice, ChatMessageAssistant, ContentReasoning,
+                                  ContentText, ModelOutput)
+
+    answered = record.output is not None or record.thinking is not None \
+        or record.finish_reason is not None or record.outcome == "overflow"
+    if not answered:
+        return ModelOutput(model=model, usage=_usage(record))
+    parts = ([ContentReasoning(reasoning=record.thinking)] if record.thinking is not None
+             else []) + ([ContentText(text=record.output)] if record.output is not None else [])
+    stop = "model_length" if record.outcome == "overflow" \
+        else _STOP_REASONS.get(record.finish_reason or "", "unknown")
+    return ModelOutput(model=model, completion=record.output or "", usage=_usage(record),
+                       choices=[ChatCompletionChoice(
+                           message=ChatMessageAssistant(id=f"{record.sample_id}/answer",
+                                                        content=parts, model=model),
+                           stop_reason=stop)])
+
+
+def _target(record: SampleRecord, experiment: Experiment | None) -> str | list[str]:
+    """The value of the experiment's ``target`` column ("" where it declares none)."""
+    if experiment is None or experiment.target is None:
+        return ""
+    value: Any = record.__dict__
+    for part in experiment.target.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return str(value)
+
+
+def _usage(record: SampleRecord):
+    """The record's tokens as inspect's usage; None where the endpoint reported none."""
+    from inspect_ai.model import ModelUsage
+
+    if record.prompt_tokens is None and record.completion_tokens is None:
+        return None
+    prompt, completion = record.prompt_tokens or 0, record.completion_tokens or 0
+    return ModelUsage(input_tokens=prompt, output_tokens=completion,
+                      total_tokens=prompt + completion,
+                      input_tokens_cache_read=record.cached_tokens,
+                      reasoning_tokens=record.reasoning_tokens)
+
+
+def _sum(usages: Iterable):
+    from inspect_ai.model import ModelUsage
+
+    total = ModelUsage()
+    for usage in usages:
+        total.input_tokens += usage.input_tokens
+        total.output_tokens += usage.output_tokens
+        total.total_tokens += usage.total_tokens
+        for field in ("input_tokens_cache_read", "reasoning_tokens"):
+            value = getattr(usage, field)
+            if value is not None:
+                setattr(total, field, (getattr(total, field) or 0) + value)
+    return total
+
+
+# -- results -----------------------------------------------------------------------------
+def _results(records: list[SampleRecord], frame: pd.DataFrame,
+             experiment: Experiment | None, verdict: Verdict | None):
+    """Per score its mean, interval and count; the headline first, with its curve and
+    verdict."""
+    from inspect_ai.log import EvalResults
+
+    headline = experiment.metric.split(".")[-1] if experiment else None
+    names = sorted({k for r in records for k in r.scores}, key=lambda k: (k != headline, k))
+    scores = [s for s in (_score(records, name, experiment if name == headline else None,
+                                 frame, verdict) for name in names) if s is not None]
+    return EvalResults(
+        total_samples=len(records),
+        completed_samples=sum(r.outcome not in ("error", "skipped") for r in records),
+        scores=scores,
+        metadata={METADATA_KEY: {
+            "outcomes": {o: sum(r.outcome == o for r in records) for o in
+                         sorted({r.outcome for r in records})},
+            "verdict": verdict.text() if verdict else None,
+            "verdict_numbers": verdict.to_dict() if verdict else None}},
+    )
+
+
+def _score(records: list[SampleRecord], name: str, headline: Experiment | None,
+           frame: pd.DataFrame, verdict: Verdict | None):
+    """One score's EvalScore over the ``ok`` samples (None: not a number)."""
+    from inspect_ai.log import EvalMetric, EvalScore
+
+    from reporting.analysis.curve_tables import curve, curve_axes, short
+    from reporting.analysis.stats import is_binary, mean_interval
+
+    values = [r.scores.get(name) for r in records if r.outcome == "ok"]
+    numbers = [v for v in values if v is not None]
+    if not all(isinstance(v, (bool, int, float)) for v in numbers) \
+            or (not numbers and headline is None):
+        return None
+    kind = headline.metric_kind if headline else ("rate" if numbers and is_binary(numbers)
+                                                  else "mean")
+    mean, low, high, n = mean_interval(numbers, kind)
+    interval = "Wilson" if kind == "rate" else "percentile bootstrap"
+    metrics = _metrics(EvalMetric, {"mean": mean, "ci_low": low, "ci_high": high}, n,
+                       f"95% {interval} interval")
+    if headline is not None:
+        x, _ = curve_axes(frame, headline)
+        for point in curve(frame, headline, x) if x else ():
+            metrics.update(_metrics(EvalMetric, {f"{short(x)}={point.value}": point.mean},
+                                    point.n, f"[{point.low}, {point.high}] (95%)"))
+        if verdict is not None:
+            metrics.update(_verdict_metrics(EvalMetric, verdict))
+    return EvalScore(name=name, scorer=name, scored_samples=n,
+                     unscored_samples=len(records) - n, metrics=metrics,
+                     metadata={"headline": headline is not None, "kind": kind})
+
+
+def _metrics(metric, values: dict[str, float | None], n: int, note: str) -> dict:
+    """Finite values as EvalMetrics with their count (an undefined mean is left out)."""
+    return {name: metric(name=name, value=float(value), metadata={"n": n, "note": note})
+            for name, value in values.items()
+            if value is not None and value == value}
+
+
+def _verdict_metrics(metric, verdict: Verdict) -> dict:
+    from reporting.analysis.verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH,
+                                                     LENGTH_AUC)
+
+    found = {}
+    for name in (EFFECTIVE_LENGTH, ABSOLUTE_EFFECTIVE_LENGTH, LENGTH_AUC):
+        estimate = getattr(verdict, name, None)
+        if estimate is None or estimate.value is None or name in verdict.no_verdict:
+            continue
+        censored = bool(getattr(verdict, f"{name}_censored", False))
+        found[name] = metric(name=name, value=float(estimate.value), metadata={
+            "n": verdict.n, "ci_low": estimate.low, "ci_high": estimate.high,
+            "censored": censored, "text": verdict.number_text(name)})
+    return found
+
+
+def _version(name: str) -> str:
+    try:
+        return package_metadata.version(name)
+    except package_metadata.PackageNotFoundError:
+        return "unknown"
