@@ -23,7 +23,6 @@ written by its ``write_eval_log``, never by hand, from the run's records alone. 
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import importlib.util
 from importlib import metadata as package_metadata
@@ -102,8 +101,8 @@ def write_log(records: list[SampleRecord], name: str, info: dict, row: dict,
 
     from reporting.storage.store import records_frame
 
-    # the frame is for the statistics: copies, whose outputs it may drop
-    frame = records_frame((dataclasses.replace(r) for r in records), output_chars=0)
+    # the frame is for the statistics, which read scores: outputs dropped
+    frame = records_frame(records, output_chars=0)
     spec = _spec(records, name, info, row, frame)
     usage = [u for u in (_usage(r) for r in records) if u is not None]
     log = EvalLog(

@@ -167,10 +167,11 @@ def records_frame(records: Iterable[SampleRecord], *,
     """
     import pandas as pd
 
-    def row_of(record: SampleRecord) -> dict:
-        if output_chars is not None and record.output:
-            record.output = excerpt(record.output, output_chars) if output_chars else ""
-        return json.loads(record.to_json())
+    def row_of(record: SampleRecord) -> dict:  # the record itself is left as it was
+        row = json.loads(record.to_json())
+        if output_chars is not None and row.get("output"):
+            row["output"] = excerpt(row["output"], output_chars) if output_chars else ""
+        return row
 
     rows = sorted(map(row_of, records),
                   key=lambda row: row.get("nodeid") or row.get("sample_id") or "")
