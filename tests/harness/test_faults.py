@@ -112,7 +112,7 @@ class Row:
     model: bool = True  # point --model/--base-url at the scripted server
     prepare: Callable[[Path], object] | None = None  # makes files in the test's folder
     check: Callable[[Path], None] | None = None  # more on the results folder
-    xdist: bool = False  # also run it with -n 2
+    xdist: bool = False  # also run it with -n 16 (as many workers as cores)
     debug: bool = False  # also run it with DEBUG logging (httpx's, openai's) shown and kept
 
     def command(self, server: ScriptedServer, tmp: Path, *more: str) -> list[str]:
@@ -406,6 +406,41 @@ ROWS: dict[str, Row] = {
            ("ruler-samples-0", ["-m", "ruler", "--ruler-samples", "0"],
             r"^ruler: --ruler-samples 0: give at least 1")]
        for plan in (False, True)},
+    # a number that is none (NaN) or no bound (Infinity): every float option and -M value,
+    # with and without --plan, one line naming it
+    **{f"{name}{'-plan' if plan else ''}": Row([*args, *ONE, *(["--plan"] if plan else [])],
+                                               4, line, xdist=True)
+       for name, args, line in [
+           ("price-in-nan", ["--price-in", "nan"], r"^ERROR: --price-in nan: give a finite"),
+           ("price-out-inf", ["--price-out", "inf"], r"^ERROR: --price-out inf: give a finite"),
+           ("price-cached-in-nan", ["--price-cached-in", "NaN"],
+            r"^ERROR: --price-cached-in nan: give a finite"),
+           ("temperature-nan", ["--temperature", "nan"],
+            r"^ERROR: --temperature nan: give a finite"),
+           ("top-p-minus-infinity", ["--top-p=-Infinity"],
+            r"^ERROR: --top-p -inf: give a finite"),
+           ("request-timeout-inf", ["--request-timeout", "inf"],
+            r"^ERROR: --request-timeout inf: give a finite"),
+           ("experiment-option-nan", ["--continuation-temp", "nan"],
+            r"^ERROR: --continuation-temp nan: give a finite"),
+           ("verdict-absolute-nan", ["--verdict-absolute", "niah=nan"],
+            r"^ERROR: --verdict-absolute 'niah=nan': give a finite"),
+           ("model-arg-nan", ["-M", "temperature=NaN"],
+            r"^ERROR: -M temperature=NaN: give finite numbers"),
+           ("model-arg-infinity", ["-M", "temperature=Infinity"],
+            r"^ERROR: -M temperature=Infinity: give finite numbers"),
+           ("model-arg-nested-overflow", ["-M", 'extra_body={"min_p": 1e999}'],
+            r"^ERROR: -M extra_body=\{\"min_p\": 1e999\}: give finite numbers"),
+           # an output budget's field: the options that set it are named
+           ("model-arg-max-tokens", ["-M", "max_tokens=5"],
+            r"^ERROR: -M max_tokens: the suite sets the token limit: each experiment's answer "
+            r"budget plus the thinking budget \(--reasoning-tokens, --thinking, "
+            r"--reasoning-effort\), checked against --model-max-output-tokens; "
+            r"--token-limit-param names the field$"),
+           ("model-arg-max-completion-tokens", ["-M", "max_completion_tokens=5"],
+            r"^ERROR: -M max_completion_tokens: the suite sets the token limit.*"
+            r"--reasoning-tokens.*--model-max-output-tokens")]
+       for plan in (False, True)},
     # the gate's baseline
     "baseline-a-folder": Row(["--baseline", "{tmp}", "--fail-on", "repeated_words:-5%", *ONE],
                              4, r"^ERROR: --baseline .* is a folder; give a run's summary.json"),
@@ -420,7 +455,7 @@ ROWS: dict[str, Row] = {
 }
 DEBUG_LOG = ("--log-level", "DEBUG", "--log-cli-level", "DEBUG", "-o", "junit_logging=all")
 CASES = [pytest.param(name, (), id=name) for name in ROWS] + \
-    [pytest.param(name, ("-n", "2"), id=f"{name}-n2") for name, row in ROWS.items()
+    [pytest.param(name, ("-n", "16"), id=f"{name}-n16") for name, row in ROWS.items()
      if row.xdist] + \
     [pytest.param(name, DEBUG_LOG, id=f"{name}-debug-log") for name, row in ROWS.items()
      if row.debug]

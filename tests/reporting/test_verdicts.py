@@ -341,3 +341,18 @@ def test_an_absolute_verdict_at_chance_can_still_be_gated(tmp_path):
     assert found.exit_status == gate.REGRESSION_EXIT
     (check,) = found.checks
     assert (check.delta.baseline, check.delta.candidate) == (1000, 0)
+
+
+@pytest.mark.parametrize("args, line", [
+    (["gate", "r", "--baseline", "r", "--fail-on", "niah:-5%", "--gate-alpha", "nan"],
+     "error: --gate-alpha nan: give a finite number"),
+    (["report", "r", "--verdict-relative", "inf"], "error: --verdict-relative inf: give a finite"),
+    (["report", "r", "--verdict-absolute", "niah=-inf"],
+     "error: --verdict-absolute 'niah=-inf': give a finite number"),
+])
+def test_nan_and_infinity_are_refused_by_the_reporting_commands(args, line, tmp_path, capsys):
+    from reporting.__main__ import main
+
+    status = main([*args, "--results-dir", str(tmp_path)])
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and err.startswith(line) and "\n" not in err
