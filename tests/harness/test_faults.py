@@ -114,6 +114,9 @@ class Row:
     check: Callable[[Path], None] | None = None  # more on the results folder
     xdist: bool = False  # also run it with -n 16 (as many workers as cores)
     debug: bool = False  # also run it with DEBUG logging (httpx's, openai's) shown and kept
+    # the run shows what the server says (an error body, a refusal, an answer): also run it
+    # against a server that quotes the key it received in every body it sends
+    server_text: bool = False
 
     def command(self, server: ScriptedServer, tmp: Path, *more: str) -> list[str]:
         args = [fill_in(a, server, tmp) for a in [*self.args, *SHOW_ALL]]
@@ -258,18 +261,20 @@ ROWS: dict[str, Row] = {
                              "NO_PROXY": "127.0.0.1"}),
     # the endpoint: stops the run with one line (2), or fails one sample with one line (1)
     "refused-key": Row(ONE, 2, r"refused the request \(401\): check the API key",
-                       fault=lambda server: setattr(server, "api_key", SECRET), xdist=True),
+                       fault=lambda server: setattr(server, "api_key", SECRET), xdist=True,
+                       server_text=True),
     "closed-port": Row(["--base-url", "http://127.0.0.1:{closed}/v1", *ONE], 2,
                        r"cannot reach http://127\.0\.0\.1:\d+/v1 .*: start the server"),
     "closed-port-no-retry": Row(["--base-url", "http://127.0.0.1:{closed}/v1",
                                  "--max-retries", "0", *ONE], 2,
                                 r"cannot reach http://127\.0\.0\.1:\d+/v1"),
     "chat-route-404": Row(ONE, 2, r"answered 404 to POST /chat/completions .*--base-url",
-                          fault=lambda server: fill(server, always=Fault(404))),
+                          fault=lambda server: fill(server, always=Fault(404)),
+                          server_text=True),
     "chat-answers-html": Row(ONE, 2, f"not a chat completion: the body starts .*{NOT_OPENAI}",
                              fault=lambda server: fill(server, always=Fault(
                                  200, body="<html><body>Welcome to nginx</body></html>")),
-                             xdist=True),
+                             xdist=True, server_text=True),
     "chat-answers-no-choices": Row(ONE, 2, f"200 with no choices: {NOT_OPENAI}",
                                    fault=lambda server: fill(server, always=Fault(
                                        200, body={"object": "chat.completion",
@@ -283,7 +288,7 @@ ROWS: dict[str, Row] = {
     "server-error-retries-exhausted": Row(
         ["--max-retries", "1", *ONE], 1,
         r"500 injected fault 500 \(gave up after 2 requests; --max-retries 1\)",
-        fault=lambda server: fill(server, always=Fault(500)), xdist=True),
+        fault=lambda server: fill(server, always=Fault(500)), xdist=True, server_text=True),
     "timeout": Row(["--request-timeout", "0.3", "--max-retries", "0", *ONE], 1,
                    r"the request timed out \(--request-timeout\) \(gave up after 1 request",
                    fault=lambda server: setattr(server, "latency_s", 2.0)),
@@ -292,7 +297,8 @@ ROWS: dict[str, Row] = {
     "overflow-is-data": Row(ONE, 0, "samples: 1 received of 1 expected",
                             fault=lambda server: (setattr(server, "context_length", 30),
                                                   setattr(server, "advertise_context", False)),
-                            check=one_record(lambda r: r["outcome"] == "overflow")),
+                            check=one_record(lambda r: r["outcome"] == "overflow"),
+                            server_text=True),
     "empty-answer-is-data": Row(ONE, 0, "samples: 1 received of 1 expected",
                                 fault=lambda server: fill(server, Fault(200, EMPTY_ANSWER)),
                                 check=one_record(lambda r: r["outcome"] != "error"
@@ -300,11 +306,29 @@ ROWS: dict[str, Row] = {
     "bad-request": Row(ONE, 1, r"^http://127\.0\.0\.1:\d+/v1/chat/completions answered 400 "
                        r"\(unknown field 'top_k'\): the request was refused$",
                        fault=lambda server: fill(server, always=Fault(
-                           400, body={"error": {"message": "unknown field 'top_k'"}}))),
+                           400, body={"error": {"message": "unknown field 'top_k'"}})),
+                       xdist=True, server_text=True),
     "credentials-in-the-url": Row(
         ["--base-url", f"http://alice:{SECRET}@{{server}}", "--max-retries", "0",
          "--log-cli-level", "DEBUG", "-l", *ONE], 1, "gave up after 1 request",
-        fault=lambda server: fill(server, always=Fault(500))),
+        fault=lambda server: fill(server, always=Fault(500)), server_text=True),
+    # what a server says, shown or kept by the run: an answer, a judge's reply, refusals of a
+    # value the experiment chose (learnt, recorded) and of one the user chose (fatal)
+    "answered": Row(ONE, 0, "samples: 1 received of 1 expected", xdist=True,
+                    server_text=True),
+    "judged": Row([*NIAH, "--judge-model", "scripted"], 0, "samples: 4 received of 4 expected",
+                  server_text=True),
+    "experiment-temperature-refused": Row(
+        ONE, 0, "samples: 1 received of 1 expected",
+        fault=lambda server: setattr(server, "behaviour", "openai-reasoning"),
+        check=one_record(lambda r: r["model"]["adapted"]["dropped"] == ["temperature"]),
+        server_text=True),
+    "user-temperature-refused": Row(
+        ["--temperature", "0.2", *ONE], 2,
+        r"refuses --temperature 0\.2 \(Unsupported value: 'temperature' does not support 0\.2"
+        r".*\): leave --temperature out for this model",
+        fault=lambda server: setattr(server, "behaviour", "openai-reasoning"),
+        xdist=True, server_text=True),
     # a fault every request would meet, met first by NIAH (its judge fixture included)
     "niah-refused-key": Row(NIAH, 2, r"refused the request \(401\): check the API key",
                             fault=lambda server: setattr(server, "api_key", SECRET),
@@ -332,12 +356,14 @@ ROWS: dict[str, Row] = {
         r"--tokenizer server: cannot reach http://127\.0\.0\.1:\d+ .*: start the server"),
     "tokenize-500": Row(SERVER_UNIT, 2, r"--tokenizer server: http://127\.0\.0\.1:\d+/tokenize "
                         rf"answered 500 \(injected fault 500\); {COUNTING_FIX}",
-                        fault=counting(Fault(500)), xdist=True),
+                        fault=counting(Fault(500)), xdist=True, server_text=True),
     "tokenize-html": Row(SERVER_UNIT, 2, r"/tokenize answered without a token list "
-                         r"\('<html>", fault=counting(Fault(200, "<html>nginx</html>"))),
+                         r"\('<html>", fault=counting(Fault(200, "<html>nginx</html>")),
+                         server_text=True),
     "tokenize-tokens-a-string": Row(SERVER_UNIT, 2, r"/tokenize answered without a token list "
                                     r"\(\{'tokens': '1 2 3'\}\)",
-                                    fault=counting(Fault(200, {"tokens": "1 2 3"}))),
+                                    fault=counting(Fault(200, {"tokens": "1 2 3"})),
+                                    server_text=True),
     "tokenize-closed-port": Row(["--base-url", "http://127.0.0.1:{closed}/v1", *SERVER_UNIT], 2,
                                 r"--tokenizer server: cannot reach http://127\.0\.0\.1:\d+ "
                                 r"\(.*\): start the server, or fix --base-url"),
@@ -454,30 +480,40 @@ ROWS: dict[str, Row] = {
                           prepare=lambda tmp: (tmp / "empty.jsonl").write_bytes(b"")),
 }
 DEBUG_LOG = ("--log-level", "DEBUG", "--log-cli-level", "DEBUG", "-o", "junit_logging=all")
-CASES = [pytest.param(name, (), id=name) for name in ROWS] + \
-    [pytest.param(name, ("-n", "16"), id=f"{name}-n16") for name, row in ROWS.items()
+CASES = [pytest.param(name, (), False, id=name) for name in ROWS] + \
+    [pytest.param(name, ("-n", "16"), False, id=f"{name}-n16") for name, row in ROWS.items()
      if row.xdist] + \
-    [pytest.param(name, DEBUG_LOG, id=f"{name}-debug-log") for name, row in ROWS.items()
-     if row.debug]
+    [pytest.param(name, DEBUG_LOG, False, id=f"{name}-debug-log") for name, row in ROWS.items()
+     if row.debug] + \
+    [pytest.param(name, (), True, id=f"{name}-echoed-key") for name, row in ROWS.items()
+     if row.server_text] + \
+    [pytest.param(name, ("-n", "16"), True, id=f"{name}-echoed-key-n16")
+     for name, row in ROWS.items() if row.server_text and row.xdist]
+WRITTEN = (".json", ".jsonl", ".html", ".md", ".csv", ".log", ".xml", ".sqlite", ".sqlite-wal")
 
 
-@pytest.mark.parametrize(("name", "more"), CASES)
-def test_each_fault_is_one_line_with_its_exit_status(name, more, server, tmp_path):
+@pytest.mark.parametrize(("name", "more", "echo"), CASES)
+def test_each_fault_is_one_line_with_its_exit_status(name, more, echo, server, tmp_path):
+    """``echo``: the server quotes the key it received at the start of every body it sends
+    (a gateway's error, an answer, a page): the run's line changes, its status does not, and
+    the key is masked everywhere."""
     row = ROWS[name]
     row.fault(server)
+    server.echo_key = echo
     if row.prepare is not None:
         row.prepare(tmp_path)
     ran = run(row.command(server, tmp_path, *more), row.environment(server, tmp_path))
-    ran.assert_clean(row.status, row.line)
+    ran.assert_clean(row.status, row.line if not echo else "")
     if row.check is not None:
         row.check(tmp_path)
-    written = [p.read_text(errors="replace") for p in tmp_path.rglob("*")
+    written = [p.read_bytes().decode(errors="replace") for p in tmp_path.rglob("*")
                if p.relative_to(tmp_path).parts[0] != "data"  # (the shared data, linked)
-               and p.is_file() and p.suffix in (".json", ".jsonl", ".html", ".md", ".csv", ".log", ".xml")]
+               and p.is_file() and p.suffix in WRITTEN]
     # (a usage error, exit 4, ends pytest before it writes one)
     assert (tmp_path / "junit.xml").is_file() or row.status == 4
     assert [text.count(KEY) + text.count(SECRET) for text in [ran.output, *written]] == \
         [0] * (1 + len(written))
+    assert server.echoed or not echo  # it did quote the key (a canary that can fail)
 
 
 # -- Ctrl-C --------------------------------------------------------------------------------
