@@ -467,6 +467,31 @@ ROWS: dict[str, Row] = {
             r"^ERROR: -M max_completion_tokens: the suite sets the token limit.*"
             r"--reasoning-tokens.*--model-max-output-tokens")]
        for plan in (False, True)},
+    # the whole token limit a request would carry (the thinking budget's included), checked
+    # against --model-max-output-tokens and the context, one check for every experiment
+    **{f"{name}{'-plan' if plan else ''}": Row(
+        [*args, *(["--plan"] if plan else ["-rs"])], 0, plan_line if plan else line,
+        check=None if plan else one_record(lambda r: r["outcome"] == "skipped"),
+        xdist=True)
+       for name, args, line, plan_line in [
+           ("thinking-past-the-output-limit",
+            ["--thinking", "on", "--model-max-output-tokens", "1000", *ONE],
+            r"^SKIPPED .*needs 250\d\d output tokens \(\d+ for the answer \+ 25000 for "
+            r"thinking\), more than the model's output limit 1000 \(--model-max-output-tokens\)",
+            r"^repeated_words +1 +1 +0 +0 +0$"),
+           ("niah-thinking-past-the-output-limit",
+            ["-m", "niah", "-k", "ctx0.5k and seq and dx0", "--reasoning-tokens", "40000"],
+            r"^SKIPPED .*needs 40\d+ output tokens \(\d+ for the answer \+ 40000 for "
+            r"thinking\), more than the model's output limit 32768",
+            r"^niah +1 +1 +0 +0 +0$"),
+           ("thinking-past-the-context",
+            ["--reasoning-tokens", "8000", "--max-context", "8100", *ONE],
+            r"^SKIPPED .*needs \d+ prompt \+ 80\d\d output tokens \(\d+ for the answer \+ "
+            r"8000 for thinking\), more than the model's 8100-token context",
+            r"^repeated_words +1 +1 +0 +0 +0$")]
+       for plan in (False, True)},
+    "model-max-output-tokens-0": Row(["--model-max-output-tokens", "0", *ONE], 4,
+                                     r"^ERROR: --model-max-output-tokens 0: give a positive"),
     # the gate's baseline
     "baseline-a-folder": Row(["--baseline", "{tmp}", "--fail-on", "repeated_words:-5%", *ONE],
                              4, r"^ERROR: --baseline .* is a folder; give a run's summary.json"),
