@@ -204,6 +204,16 @@ def bad_data_dir(name: str, junk: bytes) -> Callable[[Path], None]:
     return make
 
 
+def baseline_run(*args: str, behaviour: str = "plain") -> Callable[[Path], None]:
+    """A run ``base`` in ``{tmp}/results``, made with ``args`` against a server of its own."""
+    def make(tmp: Path) -> None:
+        with ScriptedServer("copy", behaviour=behaviour) as own:
+            run(pytest_command("--model", "scripted", "--base-url", own.base_url,
+                               "--results-dir", str(tmp / "results"), "--run-id", "base",
+                               *ONE, *args)).assert_clean(0, "1 passed")
+    return make
+
+
 NOT_OPENAI = "is --base-url an OpenAI-compatible API root"
 COUNTING_FIX = "fix the endpoint's counting, give the model's tokenizer.json"
 MRCR_ORIGINAL = ["-m", "mrcr", "--mrcr-source", "original", "--mrcr-original-dir", "{tmp}/mrcr"]
@@ -492,6 +502,28 @@ ROWS: dict[str, Row] = {
        for plan in (False, True)},
     "model-max-output-tokens-0": Row(["--model-max-output-tokens", "0", *ONE], 4,
                                      r"^ERROR: --model-max-output-tokens 0: give a positive"),
+    # the gate compares what the requests carried, not which option made them: a baseline
+    # that learnt max_completion_tokens from the endpoint, a run that asked for it
+    "gate-same-requests-from-another-option": Row(
+        ["--token-limit-param", "max_completion_tokens", "--baseline", "{tmp}/results/base",
+         "--fail-on", "repeated_words:-5%", *ONE], 0, r"^gate: passed",
+        fault=lambda server: setattr(server, "behaviour", "openai-reasoning"),
+        prepare=baseline_run(behaviour="openai-reasoning"), xdist=True),
+    "gate-requests-differ": Row(
+        ["--temperature", "0.5", "--baseline", "{tmp}/results/base", "--fail-on",
+         "repeated_words:-5%", *ONE], 8,
+        r"gate: REFUSED \(exit 8\): the requests differ \(repeated_words\): baseline base sent "
+        r"temperature: 0\.0, this run temperature: 0\.5; gate against a baseline whose "
+        r"requests carried the same, or pass --allow-different-settings",
+        prepare=baseline_run(), xdist=True),
+    "gate-token-limit-differs": Row(
+        ["--reasoning-tokens", "7", "--baseline", "{tmp}/results/base", "--fail-on",
+         "repeated_words:-5%", *ONE], 8,
+        r"the requests differ \(repeated_words\): baseline base sent token limit: "
+        r"max_completion_tokens = answer, this run token limit: max_completion_tokens = "
+        r"answer \+ 7",
+        fault=lambda server: setattr(server, "behaviour", "openai-reasoning"),
+        prepare=baseline_run(behaviour="openai-reasoning")),
     # the gate's baseline
     "baseline-a-folder": Row(["--baseline", "{tmp}", "--fail-on", "repeated_words:-5%", *ONE],
                              4, r"^ERROR: --baseline .* is a folder; give a run's summary.json"),
