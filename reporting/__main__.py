@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import sqlite3
 import sys
 from pathlib import Path
@@ -317,6 +318,12 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
+        for name, value in sorted(vars(args).items()):  # float() takes nan and inf
+            if isinstance(value, float) and not math.isfinite(value):
+                raise CommandError(f"--{name.replace('_', '-')} {value}: give a finite number "
+                                   "(not NaN or Infinity)")
+        if hasattr(args, "verdict_relative"):  # a bad rule is named before any store is read
+            settings(args)
         return args.handler(args)
     except CommandError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -4,6 +4,10 @@ write each task's prompt tokens / L per length to tests/ruler/ruler_fills.json.
 
     PYTHONPATH=$PWD python scripts/ruler_fills.py --ruler-git /path/to/RULER/.git \
         [--commit c3f5e3b4...] [--lengths 4096,8192] [--samples 100]
+    # CWE over several of RULER's seeds: its mean fill and the o200k tokens of its asked
+    # common words (" word", as the list writes them), into the JSON's "cwe_by_seed"
+    PYTHONPATH=$PWD python scripts/ruler_fills.py --ruler-git ... --cwe-seeds 42,43,44,45,46 \
+        --lengths 4096 --samples 30
 
 What is RULER's and what is not (all said in the JSON's ``how``):
 - RULER's scripts/data (prepare.py, synthetic/*.py, template.py, tokenizer.py) run unchanged,
@@ -67,8 +71,17 @@ def essay_text() -> str:
     return " ".join(sentences)
 
 
+def asked_word_tokens(words: list[str]) -> float:
+    """Mean o200k tokens of CWE's asked words as its list writes them (``1. word``)."""
+    from fixtures.tokenizer import o200k
+
+    return statistics.fmean(o200k().count(" " + word) for word in words)
+
+
 def run(ruler_git: Path, commit: str, lengths: list[int], samples: int,
-        tasks: list[str] = SYNTHETIC, workers: int = 3) -> dict:
+        tasks: list[str] = SYNTHETIC, workers: int = 3, seeds: list[int] | None = None) -> dict:
+    """RULER's fills of ``tasks`` at ``lengths`` (seed 42); with ``seeds``, CWE's instead,
+    one prepare.py per seed and length."""
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         archive = subprocess.run(["git", f"--git-dir={ruler_git}", "archive", commit, "scripts"],
@@ -86,12 +99,13 @@ def run(ruler_git: Path, commit: str, lengths: list[int], samples: int,
                    TIKTOKEN_CACHE_DIR=str(install_offline_vocabulary().parent),
                    PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
 
-        def one(task: str, length: int) -> tuple[str, int, dict]:
-            out = work / f"{task}-{length}"
+        def one(task: str, length: int, seed: int = 42) -> tuple[str, int, dict]:
+            out = work / f"{task}-{length}-{seed}"
             command = [sys.executable, "prepare.py", "--save_dir", str(out), "--benchmark",
                        "synthetic", "--task", task, "--tokenizer_path", "o200k_base",
                        "--tokenizer_type", "openai", "--max_seq_length", str(length),
-                       "--model_template_type", "base", "--num_samples", str(samples)]
+                       "--model_template_type", "base", "--num_samples", str(samples),
+                       "--random_seed", str(seed)]
             done = subprocess.run(command, cwd=data, env=env, capture_output=True, text=True)
             written = out / task / "validation.jsonl"
             rows = [json.loads(line) for line in written.read_text().splitlines()] \
@@ -104,9 +118,21 @@ def run(ruler_git: Path, commit: str, lengths: list[int], samples: int,
             ratios = [(row["length"] - generate) / length for row in rows]
             found = {"mean": round(statistics.fmean(ratios), 5), "min": round(min(ratios), 5),
                      "max": round(max(ratios), 5), "samples": len(ratios)}
-            print(task, length, found, flush=True)
+            if task == "cwe":
+                found["asked_word_tokens"] = round(asked_word_tokens(
+                    [word for row in rows for word in row["outputs"]]), 5)
+            print(task, length, seed, found, flush=True)
             return task, length, found
 
+        if seeds:
+            by_seed = {str(length): {str(seed): one("cwe", length, seed)[2] for seed in seeds}
+                       for length in lengths}
+            return {str(length): {
+                "seeds": seeds, "samples_per_seed": samples,
+                "fill": round(statistics.fmean(s["mean"] for s in found.values()), 5),
+                "asked_word_tokens": round(statistics.fmean(
+                    s["asked_word_tokens"] for s in found.values()), 5),
+                "by_seed": found} for length, found in by_seed.items()}
         fills: dict = {task: {} for task in tasks}
         # each prepare.py is one process; a few at once (the NIAH ones hold ~1 GB each)
         with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
@@ -148,8 +174,24 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=100)
     parser.add_argument("--tasks", default=",".join(SYNTHETIC))
     parser.add_argument("--workers", type=int, default=3, help="prepare.py runs at once")
+    parser.add_argument("--cwe-seeds", default=None,
+                        help="CWE only, one prepare.py per seed (e.g. 42,43,44,45,46): kept "
+                             "in the existing JSON's cwe_by_seed")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
+    if args.cwe_seeds:
+        seeds = [int(x) for x in args.cwe_seeds.split(",")]
+        found = json.loads(args.out.read_text()) if args.out.exists() else {}
+        found["cwe_by_seed"] = run(args.ruler_git, args.commit,
+                                   [int(x) for x in args.lengths.split(",")], args.samples,
+                                   seeds=seeds)
+        found["how"]["cwe_by_seed"] = (
+            f"CWE alone, prepare.py as above with --random_seed each of {seeds}, "
+            f"{args.samples} samples each; asked_word_tokens: mean o200k tokens of ' word' "
+            "over the asked common words")
+        args.out.write_text(json.dumps(found, indent=1) + "\n")
+        print("cwe by seed:", found["cwe_by_seed"])
+        return
     found = run(args.ruler_git, args.commit, [int(x) for x in args.lengths.split(",")],
                 args.samples, args.tasks.split(","), args.workers)
     args.out.write_text(json.dumps(found, indent=1) + "\n")

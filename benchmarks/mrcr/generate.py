@@ -101,6 +101,14 @@ class Built:
     details: dict  # how it was made (the key, the near misses, the target size)
 
 
+def size_bounds(needles: int, high: int, max_passage: int = MAX_TOKENS) -> tuple[int, int]:
+    """(most prompt tokens, most answer tokens) of any sample of the bin, unbuilt: a sample's
+    size (prompt plus answer) is at most ``high``, its answer the random string plus a needle
+    of at most the passage cap (``_Builder.cap``) and at least ``MIN_TOKENS``."""
+    cap = min(max_passage, int(NEEDLE_SHARE * high / (needles + 1)))
+    return high - MIN_TOKENS, cap + STRING_LENGTH
+
+
 def sample_seed(seed: int, needles: int, bin_label: str, index: int) -> int:
     """The sample's own seed: the same on every machine (not Python's salted ``hash``)."""
     text = f"mrcr|{seed}|{needles}|{bin_label}|{index}"

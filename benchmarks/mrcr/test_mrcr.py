@@ -9,7 +9,7 @@ import pytest
 from fixtures.models import Completion, EndpointFatal
 from fixtures.parametrize import Unavailable, experiment_grid, parametrize_samples
 
-from . import EXPERIMENT, grid, scoring, stimulus
+from . import EXPERIMENT, generate, grid, scoring, stimulus
 from .generate import Row
 
 MERGE_HINT = ("MRCR opens with two consecutive user messages, as the original does: if that "
@@ -26,6 +26,25 @@ def pytest_generate_tests(metafunc):
     if settings.missing_original is not None:  # that source is [unavailable]; the rest runs
         cases.append(Unavailable(EXPERIMENT.name, settings.missing_original))
     parametrize_samples(metafunc, EXPERIMENT.name, cases, smoke=grid.smoke_rule(samples))
+
+
+def request_size(sample, ctx) -> tuple[int, int | None] | None:
+    """``--plan`` without building a generated conversation (1,500 at full scale): an upper
+    bound, the bin's top less the shortest answer, and the cap of the longest answer. None
+    (built, exact) for an original row, in another unit than o200k, or where the bound would
+    not fit but the sample might: the plan skips exactly what the run would."""
+    if sample.source != "generated" or not getattr(ctx.tokenizer, "is_default", True):
+        return None
+    settings = grid.settings(ctx.option)
+    prompt, answer = generate.size_bounds(sample.needles, sample.bin_high, sample.max_passage)
+    output = settings.output_cap(answer)
+    model = ctx.model
+    sent = (output or 0) + getattr(model, "thinking_budget", 0)
+    if (model.context_length is not None and prompt + sent > model.context_length) or (
+            getattr(model, "max_output_tokens", None) is not None
+            and sent > model.max_output_tokens):
+        return None
+    return prompt, output
 
 
 @dataclasses.dataclass

@@ -26,6 +26,3 @@ def add_options(group) -> None:
     group.addoption("--word-pair", action="append", default=None, metavar="COMMON/MODIFIED",
                     help="repeated-words pair (repeatable; default apple/apples; 'report' "
                          "selects the seven pairs of the Chroma report)")
-    group.addoption("--model-max-output-tokens", type=int, default=32768, metavar="TOKENS",
-                    help="the model's output limit; repeated-words samples whose budget "
-                         "(2 x input tokens) exceeds it are skipped (default: 32768)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 
 RELATIVE = 0.85  # NoLiMa: the longest length still scoring >= 85% of the short-context score
 # RULER's fixed bar was Llama-2-7B's score at 4k (85.6%); ours applies to 0/1 ("rate")
@@ -77,10 +78,14 @@ def parse_absolute(text: str) -> tuple[str, float]:
     """``0.5`` (every experiment) or ``niah=0.5`` (one experiment)."""
     name, sep, value = text.strip().rpartition("=")
     try:
-        return (name.strip() if sep else "", float(value))
+        bar = float(value)
     except ValueError:
         raise SettingsError(f"--verdict-absolute {text!r}: write VALUE or EXPERIMENT=VALUE, "
                             "e.g. 'niah=0.5'") from None
+    if not math.isfinite(bar):  # float() takes nan and inf
+        raise SettingsError(f"--verdict-absolute {text!r}: give a finite number (not NaN or "
+                            "Infinity)")
+    return (name.strip() if sep else "", bar)
 
 
 _OPTIONS = ("verdict_relative", "verdict_absolute", "verdict_base_lengths",

@@ -66,6 +66,8 @@ def run_identity(info: dict, frame: pd.DataFrame) -> dict:
         "sampling": sampling,
         # the run's generation settings (--temperature, --thinking, -M ...; {}: none set)
         "generation": model_columns(frame, "model.generation."),
+        # what its requests carried, per experiment (what the gate compares)
+        "requests": sent_requests(frame),
         # how an experiment sent its prompts where it offers a choice (records'
         # ``details.protocol``: RULER's fitting and answer prefix)
         "protocol": model_columns(frame, "details.protocol."),
@@ -84,6 +86,49 @@ def model_columns(frame: pd.DataFrame, prefix: str) -> dict[str, str]:
             if values:
                 found[column.removeprefix(prefix)] = ", ".join(values)
     return found
+
+
+TOKEN_LIMITS = ("max_tokens", "max_completion_tokens")  # (fixtures/generation.py's)
+
+
+def sent_requests(frame: pd.DataFrame) -> dict[str, dict[str, str]]:
+    """What each experiment's requests to the model under test carried, as the records say
+    (``model.sampling``: every parameter sent but the token limit, after what the endpoint
+    refused was dropped; ``model.token_limit``): each parameter's distinct values (``not
+    sent`` where a request left it out), and the token limit's field with its value less the
+    sample's answer budget (the thinking budget: ``max_completion_tokens = answer + 4``).
+    How a value came to be sent (an option, a default, a refusal learnt) is not in it: runs
+    whose requests were the same compare, whichever options made them. Also how thinking was
+    read from answers (``--think-tags``), which the scores depend on."""
+    found: dict[str, dict[str, str]] = {}
+    if frame.empty or "model.name" not in frame or "experiment" not in frame:
+        return found
+    asked = frame[frame["model.name"].notna()]
+    if not any(c.startswith(("model.sampling.", "model.token_limit.")) for c in asked):
+        return found  # records from before requests were recorded: nothing to compare
+    for experiment, part in asked.groupby("experiment", sort=True):
+        carried: dict[str, str] = {}
+        for column in sorted(c for c in part.columns if c.startswith("model.sampling.")):
+            values = {"not sent" if _missing(v) else str(v) for v in part[column]}
+            carried[column.removeprefix("model.sampling.")] = ", ".join(sorted(values))
+        limits = pd.Series("not sent", index=part.index, dtype=object)
+        answer = part["max_tokens"].fillna(0) if "max_tokens" in part else 0
+        for name in reversed(TOKEN_LIMITS):  # (a request carries one)
+            if f"model.token_limit.{name}" in part:
+                sent = part[f"model.token_limit.{name}"]
+                extra = (sent - answer)[sent.notna()]
+                limits[extra.index] = [f"{name} = answer" + (f" + {e:g}" if e else "")
+                                       for e in extra]
+        carried["token limit"] = ", ".join(sorted(set(limits)))
+        tags = part.get("model.generation.think_tags")
+        if tags is not None and tags.notna().any():
+            carried["think_tags"] = ", ".join(sorted({str(v) for v in tags.dropna()}))
+        found[str(experiment)] = carried
+    return found
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def token_unit(info: dict, frame: pd.DataFrame) -> str | None:

@@ -252,19 +252,43 @@ def comparability_problem(baseline: Baseline, identity: dict, frame: pd.DataFram
         if theirs is not None and ours is not None and theirs != ours:
             return (f"the {field} differs: baseline {baseline.run_id} used {theirs!r}, this "
                     f"run {ours!r}; gate against a baseline made with the same {field}")
-    theirs, ours = baseline.identity.get("generation"), identity.get("generation")
-    if not allow_different_settings and theirs is not None and ours is not None \
-            and theirs != ours:  # (a baseline from before settings were recorded: None)
-        def shown(settings: dict) -> str:
-            return ", ".join(f"{k}={v}" for k, v in settings.items()) or "none set"
-        return (f"the generation settings differ: baseline {baseline.run_id} used "
-                f"{shown(theirs)}, this run {shown(ours)}; gate against a baseline made with "
-                "the same settings, or pass --allow-different-settings")
+    if not allow_different_settings:
+        problem = requests_problem(baseline, identity)
+        if problem:
+            return problem
     changed = stimulus_mismatches(baseline.frame, frame)
     if changed:
         return (f"the stimuli differ: {len(changed)} samples have another stimulus_hash than "
                 f"in baseline {baseline.run_id} (e.g. {changed[0]}); the prompts changed, so "
                 "record a new baseline")
+    return None
+
+
+def requests_problem(baseline: Baseline, identity: dict) -> str | None:
+    """Why the two runs' requests are not the same, or None: what each experiment's requests
+    carried (``compare.sent_requests``: the fields and values sent, the token limit's field
+    and its value beyond the answer budget), never which options produced them. A baseline
+    from before requests were recorded is compared by its generation settings."""
+    theirs, ours = baseline.identity.get("requests"), identity.get("requests")
+    if theirs and ours:
+        for experiment in sorted(set(theirs) & set(ours)):
+            before, now = theirs[experiment], ours[experiment]
+            differ = [k for k in sorted(set(before) | set(now)) if before.get(k) != now.get(k)]
+            if differ:
+                def shown(carried: dict) -> str:
+                    return "; ".join(f"{k}: {carried.get(k, 'not sent')}" for k in differ)
+                return (f"the requests differ ({experiment}): baseline {baseline.run_id} sent "
+                        f"{shown(before)}, this run {shown(now)}; gate against a baseline "
+                        "whose requests carried the same, or pass --allow-different-settings")
+        return None
+    theirs, ours = baseline.identity.get("generation"), identity.get("generation")
+    if theirs is not None and ours is not None and theirs != ours:
+        # (a baseline from before settings were recorded: None)
+        def settings(chosen: dict) -> str:
+            return ", ".join(f"{k}={v}" for k, v in chosen.items()) or "none set"
+        return (f"the generation settings differ: baseline {baseline.run_id} used "
+                f"{settings(theirs)}, this run {settings(ours)}; gate against a baseline "
+                "made with the same settings, or pass --allow-different-settings")
     return None
 
 

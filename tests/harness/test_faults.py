@@ -112,8 +112,11 @@ class Row:
     model: bool = True  # point --model/--base-url at the scripted server
     prepare: Callable[[Path], object] | None = None  # makes files in the test's folder
     check: Callable[[Path], None] | None = None  # more on the results folder
-    xdist: bool = False  # also run it with -n 2
+    xdist: bool = False  # also run it with -n 16 (as many workers as cores)
     debug: bool = False  # also run it with DEBUG logging (httpx's, openai's) shown and kept
+    # the run shows what the server says (an error body, a refusal, an answer): also run it
+    # against a server that quotes the key it received in every body it sends
+    server_text: bool = False
 
     def command(self, server: ScriptedServer, tmp: Path, *more: str) -> list[str]:
         args = [fill_in(a, server, tmp) for a in [*self.args, *SHOW_ALL]]
@@ -264,6 +267,16 @@ def graphwalks_table(rows: int = 1, **columns):
         {k: [v] for k, v in kept.items()}).schema)
 
 
+def baseline_run(*args: str, behaviour: str = "plain") -> Callable[[Path], None]:
+    """A run ``base`` in ``{tmp}/results``, made with ``args`` against a server of its own."""
+    def make(tmp: Path) -> None:
+        with ScriptedServer("copy", behaviour=behaviour) as own:
+            run(pytest_command("--model", "scripted", "--base-url", own.base_url,
+                               "--results-dir", str(tmp / "results"), "--run-id", "base",
+                               *ONE, *args)).assert_clean(0, "1 passed")
+    return make
+
+
 NOT_OPENAI = "is --base-url an OpenAI-compatible API root"
 COUNTING_FIX = "fix the endpoint's counting, give the model's tokenizer.json"
 MRCR_ORIGINAL = ["-m", "mrcr", "--mrcr-source", "original", "--mrcr-original-dir", "{tmp}/mrcr"]
@@ -326,18 +339,20 @@ ROWS: dict[str, Row] = {
                              "NO_PROXY": "127.0.0.1"}),
     # the endpoint: stops the run with one line (2), or fails one sample with one line (1)
     "refused-key": Row(ONE, 2, r"refused the request \(401\): check the API key",
-                       fault=lambda server: setattr(server, "api_key", SECRET), xdist=True),
+                       fault=lambda server: setattr(server, "api_key", SECRET), xdist=True,
+                       server_text=True),
     "closed-port": Row(["--base-url", "http://127.0.0.1:{closed}/v1", *ONE], 2,
                        r"cannot reach http://127\.0\.0\.1:\d+/v1 .*: start the server"),
     "closed-port-no-retry": Row(["--base-url", "http://127.0.0.1:{closed}/v1",
                                  "--max-retries", "0", *ONE], 2,
                                 r"cannot reach http://127\.0\.0\.1:\d+/v1"),
     "chat-route-404": Row(ONE, 2, r"answered 404 to POST /chat/completions .*--base-url",
-                          fault=lambda server: fill(server, always=Fault(404))),
+                          fault=lambda server: fill(server, always=Fault(404)),
+                          server_text=True),
     "chat-answers-html": Row(ONE, 2, f"not a chat completion: the body starts .*{NOT_OPENAI}",
                              fault=lambda server: fill(server, always=Fault(
                                  200, body="<html><body>Welcome to nginx</body></html>")),
-                             xdist=True),
+                             xdist=True, server_text=True),
     "chat-answers-no-choices": Row(ONE, 2, f"200 with no choices: {NOT_OPENAI}",
                                    fault=lambda server: fill(server, always=Fault(
                                        200, body={"object": "chat.completion",
@@ -351,7 +366,7 @@ ROWS: dict[str, Row] = {
     "server-error-retries-exhausted": Row(
         ["--max-retries", "1", *ONE], 1,
         r"500 injected fault 500 \(gave up after 2 requests; --max-retries 1\)",
-        fault=lambda server: fill(server, always=Fault(500)), xdist=True),
+        fault=lambda server: fill(server, always=Fault(500)), xdist=True, server_text=True),
     "timeout": Row(["--request-timeout", "0.3", "--max-retries", "0", *ONE], 1,
                    r"the request timed out \(--request-timeout\) \(gave up after 1 request",
                    fault=lambda server: setattr(server, "latency_s", 2.0)),
@@ -360,7 +375,8 @@ ROWS: dict[str, Row] = {
     "overflow-is-data": Row(ONE, 0, "samples: 1 received of 1 expected",
                             fault=lambda server: (setattr(server, "context_length", 30),
                                                   setattr(server, "advertise_context", False)),
-                            check=one_record(lambda r: r["outcome"] == "overflow")),
+                            check=one_record(lambda r: r["outcome"] == "overflow"),
+                            server_text=True),
     "empty-answer-is-data": Row(ONE, 0, "samples: 1 received of 1 expected",
                                 fault=lambda server: fill(server, Fault(200, EMPTY_ANSWER)),
                                 check=one_record(lambda r: r["outcome"] != "error"
@@ -368,11 +384,29 @@ ROWS: dict[str, Row] = {
     "bad-request": Row(ONE, 1, r"^http://127\.0\.0\.1:\d+/v1/chat/completions answered 400 "
                        r"\(unknown field 'top_k'\): the request was refused$",
                        fault=lambda server: fill(server, always=Fault(
-                           400, body={"error": {"message": "unknown field 'top_k'"}}))),
+                           400, body={"error": {"message": "unknown field 'top_k'"}})),
+                       xdist=True, server_text=True),
     "credentials-in-the-url": Row(
         ["--base-url", f"http://alice:{SECRET}@{{server}}", "--max-retries", "0",
          "--log-cli-level", "DEBUG", "-l", *ONE], 1, "gave up after 1 request",
-        fault=lambda server: fill(server, always=Fault(500))),
+        fault=lambda server: fill(server, always=Fault(500)), server_text=True),
+    # what a server says, shown or kept by the run: an answer, a judge's reply, refusals of a
+    # value the experiment chose (learnt, recorded) and of one the user chose (fatal)
+    "answered": Row(ONE, 0, "samples: 1 received of 1 expected", xdist=True,
+                    server_text=True),
+    "judged": Row([*NIAH, "--judge-model", "scripted"], 0, "samples: 4 received of 4 expected",
+                  server_text=True),
+    "experiment-temperature-refused": Row(
+        ONE, 0, "samples: 1 received of 1 expected",
+        fault=lambda server: setattr(server, "behaviour", "openai-reasoning"),
+        check=one_record(lambda r: r["model"]["adapted"]["dropped"] == ["temperature"]),
+        server_text=True),
+    "user-temperature-refused": Row(
+        ["--temperature", "0.2", *ONE], 2,
+        r"refuses --temperature 0\.2 \(Unsupported value: 'temperature' does not support 0\.2"
+        r".*\): leave --temperature out for this model",
+        fault=lambda server: setattr(server, "behaviour", "openai-reasoning"),
+        xdist=True, server_text=True),
     # a fault every request would meet, met first by NIAH (its judge fixture included)
     "niah-refused-key": Row(NIAH, 2, r"refused the request \(401\): check the API key",
                             fault=lambda server: setattr(server, "api_key", SECRET),
@@ -400,12 +434,14 @@ ROWS: dict[str, Row] = {
         r"--tokenizer server: cannot reach http://127\.0\.0\.1:\d+ .*: start the server"),
     "tokenize-500": Row(SERVER_UNIT, 2, r"--tokenizer server: http://127\.0\.0\.1:\d+/tokenize "
                         rf"answered 500 \(injected fault 500\); {COUNTING_FIX}",
-                        fault=counting(Fault(500)), xdist=True),
+                        fault=counting(Fault(500)), xdist=True, server_text=True),
     "tokenize-html": Row(SERVER_UNIT, 2, r"/tokenize answered without a token list "
-                         r"\('<html>", fault=counting(Fault(200, "<html>nginx</html>"))),
+                         r"\('<html>", fault=counting(Fault(200, "<html>nginx</html>")),
+                         server_text=True),
     "tokenize-tokens-a-string": Row(SERVER_UNIT, 2, r"/tokenize answered without a token list "
                                     r"\(\{'tokens': '1 2 3'\}\)",
-                                    fault=counting(Fault(200, {"tokens": "1 2 3"}))),
+                                    fault=counting(Fault(200, {"tokens": "1 2 3"})),
+                                    server_text=True),
     "tokenize-closed-port": Row(["--base-url", "http://127.0.0.1:{closed}/v1", *SERVER_UNIT], 2,
                                 r"--tokenizer server: cannot reach http://127\.0\.0\.1:\d+ "
                                 r"\(.*\): start the server, or fix --base-url"),
@@ -516,6 +552,88 @@ ROWS: dict[str, Row] = {
            ("graphwalks-max-tokens-0", ["-m", "graphwalks", "--graphwalks-max-tokens", "0"],
             r"^graphwalks: --graphwalks-max-tokens 0: give a positive number")]
        for plan in (False, True)},
+    # a number that is none (NaN) or no bound (Infinity): every float option and -M value,
+    # with and without --plan, one line naming it
+    **{f"{name}{'-plan' if plan else ''}": Row([*args, *ONE, *(["--plan"] if plan else [])],
+                                               4, line, xdist=True)
+       for name, args, line in [
+           ("price-in-nan", ["--price-in", "nan"], r"^ERROR: --price-in nan: give a finite"),
+           ("price-out-inf", ["--price-out", "inf"], r"^ERROR: --price-out inf: give a finite"),
+           ("price-cached-in-nan", ["--price-cached-in", "NaN"],
+            r"^ERROR: --price-cached-in nan: give a finite"),
+           ("temperature-nan", ["--temperature", "nan"],
+            r"^ERROR: --temperature nan: give a finite"),
+           ("top-p-minus-infinity", ["--top-p=-Infinity"],
+            r"^ERROR: --top-p -inf: give a finite"),
+           ("request-timeout-inf", ["--request-timeout", "inf"],
+            r"^ERROR: --request-timeout inf: give a finite"),
+           ("experiment-option-nan", ["--continuation-temp", "nan"],
+            r"^ERROR: --continuation-temp nan: give a finite"),
+           ("verdict-absolute-nan", ["--verdict-absolute", "niah=nan"],
+            r"^ERROR: --verdict-absolute 'niah=nan': give a finite"),
+           ("model-arg-nan", ["-M", "temperature=NaN"],
+            r"^ERROR: -M temperature=NaN: give finite numbers"),
+           ("model-arg-infinity", ["-M", "temperature=Infinity"],
+            r"^ERROR: -M temperature=Infinity: give finite numbers"),
+           ("model-arg-nested-overflow", ["-M", 'extra_body={"min_p": 1e999}'],
+            r"^ERROR: -M extra_body=\{\"min_p\": 1e999\}: give finite numbers"),
+           # an output budget's field: the options that set it are named
+           ("model-arg-max-tokens", ["-M", "max_tokens=5"],
+            r"^ERROR: -M max_tokens: the suite sets the token limit: each experiment's answer "
+            r"budget plus the thinking budget \(--reasoning-tokens, --thinking, "
+            r"--reasoning-effort\), checked against --model-max-output-tokens; "
+            r"--token-limit-param names the field$"),
+           ("model-arg-max-completion-tokens", ["-M", "max_completion_tokens=5"],
+            r"^ERROR: -M max_completion_tokens: the suite sets the token limit.*"
+            r"--reasoning-tokens.*--model-max-output-tokens")]
+       for plan in (False, True)},
+    # the whole token limit a request would carry (the thinking budget's included), checked
+    # against --model-max-output-tokens and the context, one check for every experiment
+    **{f"{name}{'-plan' if plan else ''}": Row(
+        [*args, *(["--plan"] if plan else ["-rs"])], 0, plan_line if plan else line,
+        check=None if plan else one_record(lambda r: r["outcome"] == "skipped"),
+        xdist=True)
+       for name, args, line, plan_line in [
+           ("thinking-past-the-output-limit",
+            ["--thinking", "on", "--model-max-output-tokens", "1000", *ONE],
+            r"^SKIPPED .*needs 250\d\d output tokens \(\d+ for the answer \+ 25000 for "
+            r"thinking\), more than the model's output limit 1000 \(--model-max-output-tokens\)",
+            r"^repeated_words +1 +1 +0 +0 +0$"),
+           ("niah-thinking-past-the-output-limit",
+            ["-m", "niah", "-k", "ctx0.5k and seq and dx0", "--reasoning-tokens", "40000"],
+            r"^SKIPPED .*needs 40\d+ output tokens \(\d+ for the answer \+ 40000 for "
+            r"thinking\), more than the model's output limit 32768",
+            r"^niah +1 +1 +0 +0 +0$"),
+           ("thinking-past-the-context",
+            ["--reasoning-tokens", "8000", "--max-context", "8100", *ONE],
+            r"^SKIPPED .*needs \d+ prompt \+ 80\d\d output tokens \(\d+ for the answer \+ "
+            r"8000 for thinking\), more than the model's 8100-token context",
+            r"^repeated_words +1 +1 +0 +0 +0$")]
+       for plan in (False, True)},
+    "model-max-output-tokens-0": Row(["--model-max-output-tokens", "0", *ONE], 4,
+                                     r"^ERROR: --model-max-output-tokens 0: give a positive"),
+    # the gate compares what the requests carried, not which option made them: a baseline
+    # that learnt max_completion_tokens from the endpoint, a run that asked for it
+    "gate-same-requests-from-another-option": Row(
+        ["--token-limit-param", "max_completion_tokens", "--baseline", "{tmp}/results/base",
+         "--fail-on", "repeated_words:-5%", *ONE], 0, r"^gate: passed",
+        fault=lambda server: setattr(server, "behaviour", "openai-reasoning"),
+        prepare=baseline_run(behaviour="openai-reasoning"), xdist=True),
+    "gate-requests-differ": Row(
+        ["--temperature", "0.5", "--baseline", "{tmp}/results/base", "--fail-on",
+         "repeated_words:-5%", *ONE], 8,
+        r"gate: REFUSED \(exit 8\): the requests differ \(repeated_words\): baseline base sent "
+        r"temperature: 0\.0, this run temperature: 0\.5; gate against a baseline whose "
+        r"requests carried the same, or pass --allow-different-settings",
+        prepare=baseline_run(), xdist=True),
+    "gate-token-limit-differs": Row(
+        ["--reasoning-tokens", "7", "--baseline", "{tmp}/results/base", "--fail-on",
+         "repeated_words:-5%", *ONE], 8,
+        r"the requests differ \(repeated_words\): baseline base sent token limit: "
+        r"max_completion_tokens = answer, this run token limit: max_completion_tokens = "
+        r"answer \+ 7",
+        fault=lambda server: setattr(server, "behaviour", "openai-reasoning"),
+        prepare=baseline_run(behaviour="openai-reasoning")),
     # the gate's baseline
     "baseline-a-folder": Row(["--baseline", "{tmp}", "--fail-on", "repeated_words:-5%", *ONE],
                              4, r"^ERROR: --baseline .* is a folder; give a run's summary.json"),
@@ -539,30 +657,40 @@ ROWS: dict[str, Row] = {
                                      prepare=lambda tmp: (tmp / "file").write_text("a file")),
 }
 DEBUG_LOG = ("--log-level", "DEBUG", "--log-cli-level", "DEBUG", "-o", "junit_logging=all")
-CASES = [pytest.param(name, (), id=name) for name in ROWS] + \
-    [pytest.param(name, ("-n", "2"), id=f"{name}-n2") for name, row in ROWS.items()
+CASES = [pytest.param(name, (), False, id=name) for name in ROWS] + \
+    [pytest.param(name, ("-n", "16"), False, id=f"{name}-n16") for name, row in ROWS.items()
      if row.xdist] + \
-    [pytest.param(name, DEBUG_LOG, id=f"{name}-debug-log") for name, row in ROWS.items()
-     if row.debug]
+    [pytest.param(name, DEBUG_LOG, False, id=f"{name}-debug-log") for name, row in ROWS.items()
+     if row.debug] + \
+    [pytest.param(name, (), True, id=f"{name}-echoed-key") for name, row in ROWS.items()
+     if row.server_text] + \
+    [pytest.param(name, ("-n", "16"), True, id=f"{name}-echoed-key-n16")
+     for name, row in ROWS.items() if row.server_text and row.xdist]
+WRITTEN = (".json", ".jsonl", ".html", ".md", ".csv", ".log", ".xml", ".sqlite", ".sqlite-wal")
 
 
-@pytest.mark.parametrize(("name", "more"), CASES)
-def test_each_fault_is_one_line_with_its_exit_status(name, more, server, tmp_path):
+@pytest.mark.parametrize(("name", "more", "echo"), CASES)
+def test_each_fault_is_one_line_with_its_exit_status(name, more, echo, server, tmp_path):
+    """``echo``: the server quotes the key it received at the start of every body it sends
+    (a gateway's error, an answer, a page): the run's line changes, its status does not, and
+    the key is masked everywhere."""
     row = ROWS[name]
     row.fault(server)
+    server.echo_key = echo
     if row.prepare is not None:
         row.prepare(tmp_path)
     ran = run(row.command(server, tmp_path, *more), row.environment(server, tmp_path))
-    ran.assert_clean(row.status, row.line)
+    ran.assert_clean(row.status, row.line if not echo else "")
     if row.check is not None:
         row.check(tmp_path)
-    written = [p.read_text(errors="replace") for p in tmp_path.rglob("*")
+    written = [p.read_bytes().decode(errors="replace") for p in tmp_path.rglob("*")
                if p.relative_to(tmp_path).parts[0] != "data"  # (the shared data, linked)
-               and p.is_file() and p.suffix in (".json", ".jsonl", ".html", ".md", ".csv", ".log", ".xml")]
+               and p.is_file() and p.suffix in WRITTEN]
     # (a usage error, exit 4, ends pytest before it writes one)
     assert (tmp_path / "junit.xml").is_file() or row.status == 4
     assert [text.count(KEY) + text.count(SECRET) for text in [ran.output, *written]] == \
         [0] * (1 + len(written))
+    assert server.echoed or not echo  # it did quote the key (a canary that can fail)
 
 
 # -- Ctrl-C --------------------------------------------------------------------------------

@@ -37,8 +37,12 @@ def options(**given):
     ({"thinking": "off", "reasoning_tokens": 10}, "--thinking off with --reasoning-tokens 10"),
     ({"model_args": ["top_k"]}, "-M 'top_k': give KEY=JSON"),
     ({"model_args": ["messages=[]"]}, "-M messages: not a model argument"),
-    ({"model_args": ["max_tokens=5"]}, "-M max_tokens: not a model argument "
-                                       "(--token-limit-param)"),
+    ({"model_args": ["max_tokens=5"]}, "-M max_tokens: the suite sets the token limit: "
+                                       "each experiment's answer budget plus the thinking "
+                                       "budget (--reasoning-tokens"),
+    ({"model_args": ["temperature=NaN"]}, "-M temperature=NaN: give finite numbers"),
+    ({"model_args": ["temperature=-Infinity"]}, "-M temperature=-Infinity: give finite"),
+    ({"model_args": ['x={"a": [1, 1e400]}']}, '-M x={"a": [1, 1e400]}: give finite'),
     ({"model_args": ["x={bad"]}, "-M x: '{bad' is not valid JSON"),
     ({"think_tags": ["[THINK]"]}, "--think-tags '[THINK]': give OPEN,CLOSE"),
     ({"token_limit_param": "max_output_tokens"}, "--token-limit-param 'max_output_tokens': "

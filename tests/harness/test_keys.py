@@ -1,9 +1,17 @@
-"""API keys are held where no repr, str or log line can show them."""
+"""API keys are held where no repr, str or log line can show them, and masked in whatever a
+server says."""
 
+import asyncio
+import json
 import logging
+from urllib.parse import quote
 
-from fixtures.keys import key_from, revealed
-from fixtures.models import OpenAIChatModel
+import openai
+import pytest
+
+from fixtures.keys import MASK, hold, key_from, masked, revealed
+from fixtures.models import OpenAIChatModel, error_message
+from fixtures.scripted_server import Fault, ScriptedServer
 
 KEY = "sk-keys-test-never-shown-1234"
 
@@ -23,3 +31,34 @@ def test_no_key_is_none_and_the_client_sends_a_placeholder(monkeypatch):
     monkeypatch.delenv("UNSET_KEY", raising=False)
     assert key_from("EMPTY_KEY") is None and key_from("UNSET_KEY") is None
     assert revealed(None) == "not-needed"
+
+
+def test_a_held_secret_is_masked_in_each_form_a_server_could_quote_it():
+    secret = 'pass/word"with+odd chars'
+    hold(secret)
+    text = f"a {secret} b {json.dumps(secret)} c {quote(secret, safe='')} d"
+    assert secret not in masked(text) and quote(secret, safe="") not in masked(text)
+    assert masked(text).count(MASK) == 3 and masked("nothing here") == "nothing here"
+    hold("EMPTY")  # a placeholder is no secret: masking it would rewrite ordinary answers
+    assert masked("EMPTY answers") == "EMPTY answers"
+
+
+def test_whatever_a_server_says_reaches_the_harness_with_the_key_masked(monkeypatch):
+    monkeypatch.setenv("ECHOED_KEY", KEY)
+    key = key_from("ECHOED_KEY")
+    with ScriptedServer("copy") as server:
+        server.echo_key = True
+        model = OpenAIChatModel("scripted", server.base_url, api_key=key, max_retries=0)
+        messages = [{"role": "user", "content": "copy this"}]
+
+        async def answer_then_refusal():
+            answer = await model.complete(messages, max_tokens=20)
+            server.chat_fault = Fault(400, body={"error": {"message": "bad request"}})
+            with pytest.raises(openai.BadRequestError) as refused:
+                await model.complete(messages, max_tokens=20)
+            return answer, refused
+
+        answer, refused = asyncio.run(answer_then_refusal())
+    assert server.echoed == 2 and answer.text.startswith(f"from key {MASK}: ")
+    assert KEY not in str(refused.value) and error_message(refused.value).startswith(
+        f"from key {MASK}: bad request")

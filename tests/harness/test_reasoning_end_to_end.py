@@ -159,7 +159,7 @@ def test_compare_of_a_thinking_and_a_plain_run_prints_them_side_by_side(runs):
     assert any(line.startswith("niah ") for line in out.splitlines())
 
 
-def test_the_gate_refuses_runs_whose_generation_settings_differ_unless_asked(runs):
+def test_the_gate_refuses_runs_whose_requests_differ_unless_asked(runs):
     def gate(*extra):
         return subprocess.run([*pytest_command()[:1], "-m", "reporting", "gate", "openai",
                                "--baseline", "plain-echo", "--results-dir",
@@ -169,7 +169,8 @@ def test_the_gate_refuses_runs_whose_generation_settings_differ_unless_asked(run
 
     refused = gate()
     assert refused.returncode == 8, refused.stdout + refused.stderr
-    assert "the generation settings differ: baseline plain-echo used none set, this run " \
-           f"reasoning_tokens={UNSURE}, thinking_budget={UNSURE}" in refused.stdout
+    assert "the requests differ (already_said_that): baseline plain-echo sent temperature: " \
+           "0.0; token limit: max_tokens = answer, this run temperature: not sent; token " \
+           f"limit: max_completion_tokens = answer + {UNSURE}" in refused.stdout
     allowed = gate("--allow-different-settings")
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr

@@ -67,6 +67,9 @@ def test_every_sample_satisfies_the_originals_invariants(built_samples, case):
     assert [m["role"] for m in messages] == \
         ["user"] + ["user", "assistant"] * ((len(messages) - 2) // 2) + ["user"]
     assert row.total_messages == len(messages) and row.n_needles == needles
+    # what --plan declares for it unbuilt is an upper bound (test_mrcr.request_size)
+    most_prompt, most_answer = generate.size_bounds(needles, bin.high)
+    assert built.prompt_tokens <= most_prompt and built.size - built.prompt_tokens <= most_answer
     assert row.n_chars == sum(len(m["content"]) for m in messages)
     # the target request occurs exactly n times, and nowhere else (not in the preamble)
     target = messages[row.desired_msg_index]["content"]

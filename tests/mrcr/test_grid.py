@@ -97,3 +97,27 @@ def test_only_a_400_or_422_answer_is_taken_for_a_rejected_conversation():
     assert rejected(EndpointFatal("h answered 422 to POST /chat/completions (roles): x"))
     assert not rejected(EndpointFatal("h answered 404 to POST /chat/completions: x"))
     assert not rejected(RuntimeError("timeout"))
+
+
+def test_plan_sizes_generated_samples_unbuilt_and_builds_only_what_may_not_fit():
+    """``request_size`` (``--plan``): an upper bound for a generated sample, never built; None
+    (the planner builds it) where the bound would not fit the context but the sample might."""
+    import types
+
+    from benchmarks.mrcr import generate, test_mrcr
+    from fixtures.tokenizer import o200k
+
+    option = options(scale="full", model="m", mrcr_source="generated")
+    settings = grid.settings(option)
+    sample = next(s for s in grid.build(settings) if s.bin_high == 16384)
+
+    def ctx(context):
+        model = types.SimpleNamespace(context_length=context, thinking_budget=0,
+                                      max_output_tokens=32768)
+        return types.SimpleNamespace(option=option, model=model,
+                                     tokenizer=o200k())
+
+    bound = generate.size_bounds(sample.needles, 16384, sample.max_passage)
+    assert test_mrcr.request_size(sample, ctx(None)) == (bound[0], None)  # full: no cap
+    assert test_mrcr.request_size(sample, ctx(16384)) == (bound[0], None)
+    assert test_mrcr.request_size(sample, ctx(12000)) is None  # the bin straddles it: built

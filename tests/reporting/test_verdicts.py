@@ -360,3 +360,18 @@ def test_control_records_stay_out_of_the_verdict():
     assert found.means == alone.means and found.effective_length == alone.effective_length
     assert found.effective_length.value == 2000
     assert pooled.effective_length.value > found.effective_length.value  # what pooling hides
+
+
+@pytest.mark.parametrize("args, line", [
+    (["gate", "r", "--baseline", "r", "--fail-on", "niah:-5%", "--gate-alpha", "nan"],
+     "error: --gate-alpha nan: give a finite number"),
+    (["report", "r", "--verdict-relative", "inf"], "error: --verdict-relative inf: give a finite"),
+    (["report", "r", "--verdict-absolute", "niah=-inf"],
+     "error: --verdict-absolute 'niah=-inf': give a finite number"),
+])
+def test_nan_and_infinity_are_refused_by_the_reporting_commands(args, line, tmp_path, capsys):
+    from reporting.__main__ import main
+
+    status = main([*args, "--results-dir", str(tmp_path)])
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and err.startswith(line) and "\n" not in err

@@ -66,9 +66,38 @@ def test_fwe_steps_are_its_own_budget_over_32():
 
 
 def test_rulers_fill_is_below_the_per_sample_fit():
-    sample = RulerSample("niah_single_2", 4096, 0)
-    rulers = fitting.build(sample, o200k())
+    # a sample that fits at the searched size (one that overflows is drawn afresh)
+    sample, rulers = next((s, built) for s in (RulerSample("niah_single_2", 4096, i)
+                                               for i in range(20))
+                          if (built := fitting.build(s, o200k())).counts == 1)
     closest = fitting.build(sample, o200k(), procedure="per-sample")
     assert rulers.prompt.outputs == closest.prompt.outputs  # the same sample, sized otherwise
-    assert rulers.size <= closest.size
+    # (the per-sample fit stops within a thousandth of the budget: RULER's may fill it exactly)
+    assert rulers.tokens <= closest.tokens + (4096 - 128) // fitting.SLACK
     assert closest.tokens >= 0.998 * (4096 - 128)
+
+
+def test_an_overflowing_sample_is_drawn_afresh_one_increment_smaller_as_rulers():
+    """RULER's generators draw from a running random state, so a sample that overflows comes
+    back as a new draw one increment smaller. Rebuilding the same draw smaller kept the CWE
+    samples whose common words cost more tokens: 1.357 o200k tokens a word against RULER's
+    1.293, and 0.007 more fill. Over 5 of RULER's seeds (ruler_fills.json's cwe_by_seed) and
+    5 of ours (search draws, 30 samples each), CWE at 4K asks words within 0.02 tokens of
+    RULER's, and fills L within 0.01."""
+    measured = MEASURED["cwe_by_seed"]["4096"]
+    words, fills = [], []
+    for draw in range(len(measured["seeds"])):
+        for index in range(draw * 30, draw * 30 + 30):
+            fitted = fitting.build(RulerSample("cwe", 4096, index), o200k(), draw=draw)
+            words += [o200k().count(" " + word) for word in fitted.prompt.outputs]
+            fills.append(fitted.tokens / 4096)
+    assert abs(statistics.fmean(words) - measured["asked_word_tokens"]) <= 0.02
+    assert abs(statistics.fmean(fills) - measured["fill"]) <= 0.01
+    # a sample that overflowed is another draw: its words are not the first draw's
+    redrawn = [index for index in range(30) if fitting.build(
+        RulerSample("cwe", 4096, index), o200k()).counts > 1]
+    assert redrawn, "no sample overflowed: the test checks nothing"
+    first = fitting._maker("cwe", 4096, RulerSample("cwe", 4096, redrawn[0]).seed,
+                           redrawn[0], o200k(), None)
+    assert first.prompt(10).outputs != fitting.build(
+        RulerSample("cwe", 4096, redrawn[0]), o200k()).prompt.outputs
