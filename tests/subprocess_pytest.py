@@ -4,6 +4,7 @@ environment less what the outer pytest (xdist) sets for itself."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -34,6 +35,20 @@ def run_pytest(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT,
     """``pytest benchmarks ARGS``; stdout and stderr are kept apart, as text."""
     return subprocess.run(pytest_command(*args), cwd=cwd, env=env or child_env(),
                           capture_output=True, text=True, timeout=timeout)
+
+
+def run_scripted(marker: str, base_url: str, results: Path,
+                 *extra: str) -> subprocess.CompletedProcess:
+    """``pytest benchmarks -m MARKER`` against the scripted server at ``base_url``, as the
+    run ``run`` under ``results``."""
+    return run_pytest("-m", marker, "-q", "--model", "scripted", "--base-url", base_url,
+                      "--results-dir", str(results), "--run-id", "run", *extra)
+
+
+def run_records(results: Path, run_id: str = "run") -> list[dict]:
+    """The records a run wrote (``samples.jsonl``)."""
+    lines = (results / run_id / "samples.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
 
 
 def run_reporting(*args: str, timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess:

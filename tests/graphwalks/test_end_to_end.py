@@ -4,7 +4,6 @@ D hops), the original's rows from small files in its schema, the store and the r
 
 from __future__ import annotations
 
-import json
 import statistics
 import subprocess
 import time
@@ -18,20 +17,17 @@ from benchmarks.graphwalks import original, stimulus
 from fixtures.scripted_server import ScriptedServer
 from fixtures.tokenizer import o200k
 
-from ..subprocess_pytest import run_pytest
+from ..subprocess_pytest import run_pytest, run_records, run_scripted
 from .helpers import exact, original_row, player, within_hops
 
 CONTEXT = 4_000_000  # the scripted server's context: nothing here overflows
 
 
 def run(server: ScriptedServer, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return run_pytest("-m", "graphwalks", "-q", "--model", "scripted", "--base-url",
-                      server.base_url, "--results-dir", str(results), "--run-id", "run", *extra)
+    return run_scripted("graphwalks", server.base_url, results, *extra)
 
 
-def records(results: Path) -> list[dict]:
-    lines = (results / "run" / "samples.jsonl").read_text().splitlines()
-    return [json.loads(line) for line in lines]
+records = run_records
 
 
 def mean_f1(found: list[dict], kind: str, score: str = "f1") -> float:

@@ -12,7 +12,7 @@ from pathlib import Path
 from benchmarks.longmemeval import scoring
 from fixtures.scripted_server import ScriptedServer
 
-from ..subprocess_pytest import run_pytest
+from ..subprocess_pytest import run_pytest, run_records, run_scripted
 from .helpers import (JUDGE, chroma_csvs, chroma_rows, generated_answers, longmemeval_file,
                       short_only, write_rows)
 
@@ -22,13 +22,10 @@ CHROMA_PROMPT_SHA256 = "883431f0c300ba3631db63a387f4456fb586ceabcea54361f8864ec9
 
 
 def run(server: ScriptedServer, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return run_pytest("-m", "longmemeval", "-q", "--model", "scripted", "--base-url",
-                      server.base_url, "--results-dir", str(results), "--run-id", "run", *extra)
+    return run_scripted("longmemeval", server.base_url, results, *extra)
 
 
-def records(results: Path) -> list[dict]:
-    lines = (results / "run" / "samples.jsonl").read_text().splitlines()
-    return [json.loads(line) for line in lines]
+records = run_records
 
 
 def summary(results: Path) -> dict:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fixtures.scripted_server import Fault, ScriptedServer
 
-from ..subprocess_pytest import run_pytest
+from ..subprocess_pytest import run_pytest, run_records, run_scripted
 from .helpers import first, gold
 from .test_original import original_rows, write_original
 
@@ -19,13 +19,10 @@ CONTEXT = 4_000_000  # the scripted server's context: nothing here overflows
 
 
 def run(server: ScriptedServer, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return run_pytest("-m", "mrcr", "-q", "--model", "scripted", "--base-url", server.base_url,
-                      "--results-dir", str(results), "--run-id", "run", *extra)
+    return run_scripted("mrcr", server.base_url, results, *extra)
 
 
-def records(results: Path) -> list[dict]:
-    lines = (results / "run" / "samples.jsonl").read_text().splitlines()
-    return [json.loads(line) for line in lines]
+records = run_records
 
 
 def test_a_model_answering_the_asked_occurrence_scores_1_on_both_sources(tmp_path):

@@ -15,7 +15,7 @@ import pytest
 from fixtures.scripted_server import ScriptedServer
 from fixtures.tokenizer import o200k
 
-from ..subprocess_pytest import run_pytest
+from ..subprocess_pytest import run_records, run_scripted
 from .helpers import NAMES, reference_prompts, write_folder
 
 OWN_NAMES = json.loads((Path(__file__).parents[2] / "benchmarks" / "nolima" /
@@ -40,13 +40,10 @@ def guesses_another(request: dict) -> str:
 
 
 def run(server: ScriptedServer, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return run_pytest("-m", "nolima", "-q", "--model", "scripted", "--base-url",
-                      server.base_url, "--results-dir", str(results), "--run-id", "run", *extra)
+    return run_scripted("nolima", server.base_url, results, *extra)
 
 
-def records(results: Path) -> list[dict]:
-    lines = (results / "run" / "samples.jsonl").read_text().splitlines()
-    return [json.loads(line) for line in lines]
+records = run_records
 
 
 def digest(system: str, user: str) -> str:
