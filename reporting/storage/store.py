@@ -17,6 +17,7 @@ Layout under the results directory::
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 from pathlib import Path
@@ -167,11 +168,11 @@ def records_frame(records: Iterable[SampleRecord], *,
     """
     import pandas as pd
 
-    def row_of(record: SampleRecord) -> dict:  # the record itself is left as it was
-        row = json.loads(record.to_json())
-        if output_chars is not None and row.get("output"):
-            row["output"] = excerpt(row["output"], output_chars) if output_chars else ""
-        return row
+    def row_of(record: SampleRecord) -> dict:
+        if output_chars is not None and record.output:  # a copy: the caller's record stays
+            record = dataclasses.replace(
+                record, output=excerpt(record.output, output_chars) if output_chars else "")
+        return json.loads(record.to_json())
 
     rows = sorted(map(row_of, records),
                   key=lambda row: row.get("nodeid") or row.get("sample_id") or "")
