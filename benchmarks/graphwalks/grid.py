@@ -14,6 +14,7 @@ import dataclasses
 import importlib.util
 
 from benchmarks.texts import fitting
+from benchmarks.texts.fitting import length_id
 from fixtures.parametrize import SampleParams
 
 from . import original
@@ -116,13 +117,6 @@ def parse_lengths(value: str | None, scale: str) -> tuple[int, ...]:
     if value is None:
         return LENGTHS if scale == "full" else TEST_LENGTHS
     return fitting.parse_lengths(value, "--graphwalks-lengths", MIN_LENGTH, "1k,8k,128k or 1m")
-
-
-def length_id(tokens: int) -> str:
-    """``ctx8k``, ``ctx1.5k``, ``ctx1m``, else ``ctx5000t``: each ends in its unit."""
-    if tokens % M == 0:
-        return f"ctx{tokens // M}m"
-    return f"ctx{tokens / K:g}k" if tokens % (K // 2) == 0 else f"ctx{tokens}t"
 
 
 def build(s: Settings) -> list[GraphwalksSample]:

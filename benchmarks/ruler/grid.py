@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from benchmarks.texts import fitting
+from benchmarks.texts.fitting import length_id
 from fixtures.parametrize import SampleParams
 
 
@@ -54,7 +55,7 @@ TASKS: dict[str, Task] = {task.name: task for task in (
     Task("qa_2", "qa", 32, "string_match_part", dataset="hotpotqa"),
 )}
 
-K, M = 1024, 1024 * 1024
+K, M = fitting.K, fitting.M
 LENGTHS = (4 * K, 8 * K, 16 * K, 32 * K, 64 * K, 128 * K)  # config_models.sh
 LONG_LENGTHS = (256 * K, 512 * K, M)  # beyond RULER's table: --ruler-lengths ...,1m
 SAMPLES = 500  # NUM_SAMPLES in RULER's run.sh
@@ -102,20 +103,6 @@ class RulerSample(SampleParams):
 
     def params(self) -> dict:
         return {"task": self.task, "length": self.length, "index": self.index}
-
-
-def length_id(tokens: int) -> str:
-    """``ctx4k`` (4,096), ``ctx1.5k`` (1,536), ``ctx1m`` (1,048,576), else ``ctx5000t``:
-    each ends in its unit, so ``-k ctx4k`` never selects ``ctx64k``."""
-    if tokens % M == 0:
-        return f"ctx{tokens // M}m"
-    if tokens % (K // 2) == 0:
-        return f"ctx{tokens / K:g}k"
-    return f"ctx{tokens}t"
-
-
-def length_label(tokens: int) -> str:
-    return length_id(tokens).removeprefix("ctx").upper().removesuffix("T")
 
 
 def build(tasks: tuple[str, ...], lengths: tuple[int, ...], samples: int

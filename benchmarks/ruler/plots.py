@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchmarks.texts.fitting import length_label
 from reporting import plots
 
 from . import results
-from .grid import TASKS, length_label
+from .grid import TASKS
 
 
 def render(frame: pd.DataFrame, out_dir: Path) -> list[Path]:

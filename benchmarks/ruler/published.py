@@ -11,9 +11,10 @@ hf:PATH). The gate never reads them.
 
 from __future__ import annotations
 
+from benchmarks.texts.fitting import length_label
 from reporting.experiments import MODELS_OWN, Protocol, PublishedTable
 
-from .grid import LENGTHS, TASKS, length_label
+from .grid import LENGTHS, TASKS
 
 SOURCE = "RULER's README, github.com/NVIDIA/RULER at commit c3f5e3b"
 LENGTH_COLUMNS = tuple(length_label(length) for length in LENGTHS)  # 4K ... 128K

@@ -22,10 +22,11 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from benchmarks.texts.fitting import length_label
 from reporting.analysis.verdicts import curve_bootstrap, last_passing
 
 from . import EXPERIMENT
-from .grid import LENGTHS, TASKS, length_label
+from .grid import LENGTHS, TASKS
 
 METRIC = EXPERIMENT.metric
 BAR = round(100 * EXPERIMENT.absolute, 1)  # Llama-2-7B-chat's 4k score: RULER's threshold

@@ -127,6 +127,21 @@ def per_tokenizer(function):
     return cached
 
 
+def length_id(tokens: int) -> str:
+    """``ctx4k`` (4,096), ``ctx1.5k`` (1,536), ``ctx1m`` (1,048,576), else ``ctx5000t``:
+    each ends in its unit, so ``-k ctx4k`` never selects ``ctx64k``."""
+    if tokens % M == 0:
+        return f"ctx{tokens // M}m"
+    if tokens % (K // 2) == 0:
+        return f"ctx{tokens / K:g}k"
+    return f"ctx{tokens}t"
+
+
+def length_label(tokens: int) -> str:
+    """``4K``, ``1.5K``, ``1M``, else ``5000``: a length for a table or a plot."""
+    return length_id(tokens).removeprefix("ctx").upper().removesuffix("T")
+
+
 def parse_lengths(value: str, option: str, minimum: int, example: str) -> tuple[int, ...]:
     """A lengths option, ``4k,8k,1m`` (k = 1,024 tokens, m = 1,048,576) or token counts:
     sorted, once each. A part that is no length of at least ``minimum`` tokens, or no part at

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.ruler import grid
+from benchmarks.texts.fitting import length_id
 
 
 def test_the_task_table_is_rulers():
@@ -60,6 +61,6 @@ def test_tasks_parse_by_name_group_or_all_in_rulers_order():
 
 
 def test_length_ids_end_in_their_unit():
-    assert [grid.length_id(n) for n in (1024, 1536, 4096, 131072, 1048576, 5000)] == \
+    assert [length_id(n) for n in (1024, 1536, 4096, 131072, 1048576, 5000)] == \
         ["ctx1k", "ctx1.5k", "ctx4k", "ctx128k", "ctx1m", "ctx5000t"]
     assert grid.RulerSample("vt", 4096, 7, width=4).id == "vt-ctx4k-s0007"
