@@ -1,13 +1,16 @@
 """The original's rows: openai/graphwalks (MIT), two parquet files.
 
 ``graphwalks_128k_and_shorter.parquet`` (22.6 MB) and ``graphwalks_256k_to_1mil.parquet``
-(300 MB), declared in the data registry under ``openai_graphwalks/`` at the revision others
-pin, unverified (no sha256 of them could be read here). ``--graphwalks-original-dir DIR``
-reads the same two names from another folder (a local copy, or the tests' small files). The
+(300 MB), declared in the data registry under ``openai_graphwalks/`` at revision f338bb2
+with the sha256 public harnesses check (not checked here against the files: see
+docs/experiments/graphwalks.md). ``--graphwalks-original-dir DIR`` reads the same two names
+from another folder as they are, unhashed (an older revision, the tests' small files). The
 second file is read only when a length above 128k is asked for: its rows are all longer.
 
 The files hold both the 2025 rows and the rows re-added on 2026-02-27 with the revised
-prompt (``date_added`` 04-12-2025 or 02-27-2026): ``--graphwalks-prompt`` picks which.
+prompt (``date_added`` 04-12-2025 or 02-27-2026): ``--graphwalks-prompt`` picks which. A file
+without ``date_added`` (older revisions) holds the 2025 rows only. Every row is checked where
+it is read (``read_file``): one bad row refuses the file with one line naming the row.
 Each file is the original's split for its published scores: "<128k" and ">128k".
 
 A sample ``(problem type, length, index)`` is the index-th row of that type and prompt
@@ -23,7 +26,9 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-REVISION = "be6cc6ecf9b4d495b07d1ff53d2a16598e90fed7"
+from .graphs import PROBLEM_TYPES
+
+REVISION = "f338bb265735a56a79f4b0f5def722c9c3268ead"  # the registry's (fixtures/data.py)
 FOLDER = "openai_graphwalks"
 FILES = (("graphwalks_128k_and_shorter.parquet", "<128k"),
          ("graphwalks_256k_to_1mil.parquet", ">128k"))
@@ -65,18 +70,33 @@ def paths(lengths, directory: str | None) -> list[Path]:
     return [data_file(f"{FOLDER}/{name}") for name in needed(lengths)]
 
 
-def read_file(path: Path):
-    """One file's table, checked: the original's columns, and at least one row."""
+def read_file(path: Path) -> list[dict]:
+    """One file's rows, each checked (fixtures/rows.py): the original's columns, at least
+    one row; a prompt that is text, answer nodes that are a list of texts (one
+    comma-joined text would be graded against its characters), a known problem type. A
+    file without ``date_added`` holds the 2025 rows (the column came with the 2026 ones)."""
     import pyarrow.parquet as pq
 
+    from fixtures import rows as check
+
     present = set(pq.read_schema(path).names)
-    lacking = [c for c in COLUMNS if c not in present]
+    lacking = [c for c in COLUMNS if c not in present and c != "date_added"]
     if lacking:
         raise ValueError(f"not an openai/graphwalks file (no {', '.join(lacking)} column)")
-    table = pq.read_table(path, columns=list(COLUMNS))
+    table = pq.read_table(path, columns=[c for c in COLUMNS if c in present])
     if not table.num_rows:
         raise ValueError("no rows")
-    return table
+    found = []
+    for number, raw in enumerate(table.to_pylist()):
+        where = f"row {number}"
+        found.append({
+            "prompt": check.text(raw, where, "prompt"),
+            "answer_nodes": check.texts(raw, where, "answer_nodes"),
+            "prompt_chars": check.count(raw, where, "prompt_chars", required=True),
+            "problem_type": check.one_of(raw, where, "problem_type", PROBLEM_TYPES),
+            "date_added": (check.text(raw, where, "date_added") if "date_added" in present
+                           else DATES["2025"])})
+    return found
 
 
 class Rows:
@@ -88,9 +108,8 @@ class Rows:
         self.count = count
         self.rows: list[dict] = []
         for path in files:
-            table = read_checked(path, read_file, FIX)
             split = dict(FILES).get(path.name, "<128k")
-            for number, row in enumerate(table.to_pylist()):
+            for number, row in enumerate(read_checked(path, read_file, FIX)):
                 self.rows.append({**row, "split": split, "file": path.name, "row": number})
         self._tokens: dict[int, int] = {}
 

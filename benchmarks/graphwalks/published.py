@@ -30,7 +30,10 @@ ROWS = {
     "o3-mini (high)": (51.0, None, 58.3, None),
     "GPT-4.5": (72.3, None, 72.6, None),
     "gpt-5-nano": (64.0, None, 43.8, None),
-    "Claude Opus 4.6": (None, "38.7 (1M)", None, "71.1 (1M)"),
+    # the system card gives each figure at two effort settings (64k thinking tokens / max
+    # effort): BFS 41.2 / 38.7, parents 71.1 / 72.0; one row per setting, never mixed
+    "Claude Opus 4.6 (64k thinking)": (None, "41.2 (1M)", None, "71.1 (1M)"),
+    "Claude Opus 4.6 (max effort)": (None, "38.7 (1M)", None, "72.0 (1M)"),
 }
 
 TABLE = PublishedTable(
@@ -46,7 +49,8 @@ TABLE = PublishedTable(
     rows=tuple((model, {c: v for c, v in zip(COLUMNS, values) if v is not None})
                for model, values in ROWS.items()),
     measure=f"{__name__}:measure",
-    note="Claude Opus 4.6's numbers are on the 1M rows with Anthropic's corrected grader "
+    note="Claude Opus 4.6's numbers are on the 1M rows, one row per effort setting of its card, "
+         "with Anthropic's corrected grader "
          "(an empty gold answered [] scores 1, 24 parents labels fixed) and the revised BFS "
          "wording; lm-eval #3377 measured gpt-5-nano at 50.5 ± 1.6 overall (≤128k).",
 )

@@ -5,8 +5,11 @@
 commas. ``group(0)`` starts with ``Final Answer: [``, which ``strip("[]")`` does not remove: the
 first node is read as ``Final Answer: [abc`` and never matches. That is the original's defect;
 every reimplementation (lm-eval, openbench, NeMo Gym) reads the bracket's contents instead,
-and so does this one. Items are stripped of spaces and quotes (``'``, ``"``, `````); a
-duplicate counts once.
+and so does this one, with lm-eval's ``Final Answer:\\s*\\[(.*)\\]``: any spaces or tabs
+(none too) between the colon and the bracket. Items are stripped of spaces and quotes
+(``'``, ``"``, `````); a duplicate counts once. Where lm-eval's reading differs (it keeps a
+backtick, and reads a last line of spaces after the answer as no answer) is in
+docs/experiments/graphwalks.md.
 
 **Two readings** (lm-eval's names): ``f1`` (strict) reads the last non-empty line only;
 ``flexible_f1`` the last line anywhere that holds ``Final Answer: [...]``. A reply with no
@@ -23,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-ANSWER = re.compile(r"Final Answer: ?\[(.*)\]")
+ANSWER = re.compile(r"Final Answer:\s*\[(.*)\]")  # lm-eval's and openbench's
 QUOTES_AND_SPACES = " \t'\"`"
 EMPTY_GOLD = "set"  # an empty gold answered [] scores 1; lm-eval's convention: f1_lm_eval
 

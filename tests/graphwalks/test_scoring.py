@@ -76,3 +76,33 @@ def test_f1_is_symmetric_bounded_and_1_only_for_the_same_set(predicted, gold):
     assert 0.0 <= value <= 1.0
     assert value == scoring.f1(gold, predicted)
     assert (value == 1.0) == (predicted == gold)
+
+
+@pytest.mark.parametrize("gap", ["", " ", "  ", "\t", " \t "])
+def test_any_spaces_or_tabs_between_the_colon_and_the_bracket_read_as_lm_eval_reads_them(gap):
+    reply = f"Final Answer:{gap}[c4ca4238a0, c81e728d9d, eccbc87e4b]"
+    assert scoring.score(reply, GOLD)["scores"]["f1"] == 1.0
+    assert scoring.score(f"{reply}\nDone.", GOLD)["scores"]["flexible_f1"] == 1.0
+    assert lm_eval_strict(reply) == sorted(GOLD)
+
+
+def lm_eval_strict(response: str) -> list[str] | None:
+    """lm-evaluation-harness's strict reading (lm_eval/tasks/graphwalks/utils.py), as it reads:
+    the last line after trailing newlines, ``Final Answer:\\s*\\[(.*)\\]``, items stripped of
+    whitespace then of ``'`` and ``"``."""
+    line = response.rstrip("\n").split("\n")[-1]
+    found = re.search(r"Final Answer:\s*\[(.*)\]", line) if "Final Answer:" in line else None
+    if found is None:
+        return None
+    return sorted(item.strip().strip("'\"") for item in found.group(1).split(",") if item.strip())
+
+
+@pytest.mark.parametrize(("reply", "ours", "theirs"), [
+    # the two readings differ only here (docs/experiments/graphwalks.md, "Scoring")
+    ("Final Answer: [`c4ca4238a0`, c81e728d9d, eccbc87e4b]", 1.0, "`c4ca4238a0`"),
+    ("Final Answer: [c4ca4238a0, c81e728d9d, eccbc87e4b]\n  ", 1.0, None),
+])
+def test_where_lm_evals_strict_reading_differs_from_this_one(reply, ours, theirs):
+    assert scoring.score(reply, GOLD)["scores"]["f1"] == ours
+    found = lm_eval_strict(reply)
+    assert (found is None) if theirs is None else (theirs in found)
