@@ -76,30 +76,42 @@ def read_table(path: Path) -> list[dict]:
 
 def _rows_of(path: Path) -> dict[str, dict]:
     """One file's questions by id: question, answer, type, prompts and counts."""
-    from fixtures.data import DataUnavailable, data_problem, read_checked
+    from fixtures.data import read_checked
 
-    table = read_checked(path, read_table, FIX)
-    try:
-        return _questions(table)
-    except (ValueError, TypeError, KeyError) as error:  # a count that is not a number
-        raise DataUnavailable(f"{path}: {data_problem(error)}; {FIX}") from None
+    return read_checked(path, lambda p: _questions(read_table(p)), FIX)
 
 
 def _questions(table: list[dict]) -> dict[str, dict]:
-    found = {}
+    """Each row checked (fixtures/rows.py): a question, an answer and each prompt that are
+    text (never null, NaN or empty: pandas would make them "nan"), counts that are whole
+    numbers, one row per id (a second would be folded into the first)."""
+    from fixtures import rows as check
+
+    found, keyed = {}, []
     for number, raw in enumerate(table):
-        key = next((str(raw[c]) for c in IDS if raw.get(c) not in (None, "")), f"row{number}")
+        key = next((str(raw[c]) for c in IDS if isinstance(raw.get(c), (str, int))
+                    and not isinstance(raw.get(c), bool) and str(raw[c]).strip()),
+                   f"row{number}")
+        where = f"row {number}" + ("" if key == f"row{number}" else f" ({key})")
+        keyed.append((where, key))
         prompts, counts = {}, {}
         own = [c for c, names in PROMPTS.items() if any(n in raw for n in names)]
         for condition in own:
             name = next(n for n in PROMPTS[condition] if n in raw)
-            prompts[condition] = str(raw[name])
-            count = raw.get(COUNTS[condition], raw.get("token_count") if len(own) == 1 else None)
-            if count not in (None, ""):
-                counts[condition] = int(float(count))
-        found[key] = {"question": str(raw["question"]), "answer": str(raw["answer"]),
-                      "type": str(raw.get("question_type") or UNKNOWN_TYPE),
+            prompts[condition] = check.text(raw, where, name)
+            field = COUNTS[condition] if COUNTS[condition] in raw or len(own) > 1 \
+                else "token_count"
+            count = check.count(raw, where, field)
+            if count is not None:
+                counts[condition] = count
+        typed = raw.get("question_type") not in (None, "") and raw["question_type"] == \
+            raw["question_type"]  # (NaN: a JSONL row without one)
+        found[key] = {"question": check.text(raw, where, "question"),
+                      "answer": check.text_or_number(raw, where, "answer"),
+                      "type": check.text(raw, where, "question_type") if typed
+                      else UNKNOWN_TYPE,
                       "prompts": prompts, "counts": counts}
+    check.unique(keyed, "custom_id")
     return found
 
 

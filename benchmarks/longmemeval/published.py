@@ -4,7 +4,8 @@ GPT-4.1 (``gpt-4.1-2025-04-14``) on Chroma's 306 rows, judged by GPT-4.1 with Ch
 computed from the original's results files (``results/gpt_4_1_longmemeval_{focused,full}_
 evaluated.csv``: 267 and 191 ``True`` of 306; paired on ``custom_id``, 87 questions right only
 focused and 11 only full, so McNemar's exact p = 8.1e-16 and the gap's paired bootstrap
-interval [+0.193, +0.304], by scoring.py's arithmetic). A run is put beside it when it scored Chroma's
+interval [+0.193, +0.307], by scoring.py's arithmetic: the differences resampled in their
+canonical order, sorted by value, so any order of the rows gives it). A run is put beside it when it scored Chroma's
 rows in both conditions with Chroma's judge prompt; the run's row is its own paired
 comparison (scoring.py). The gate never reads it.
 """
@@ -24,7 +25,7 @@ TABLE = PublishedTable(
         described="Chroma's rows, focused and full, judged with Chroma's judge prompt"),
     columns=COLUMNS,
     rows=(("gpt-4.1-2025-04-14", {"focused": "0.873 (267/306)", "full": "0.624 (191/306)",
-                                  "gap (focused - full)": "+0.248 [+0.193, +0.304]",
+                                  "gap (focused - full)": "+0.248 [+0.193, +0.307]",
                                   "McNemar p": "8.1e-16 (87 vs 11)"}),),
     measure=f"{__name__}:measure",
     note="Chroma reports the two accuracies only; the gap's interval and McNemar's p are "

@@ -95,10 +95,13 @@ def paired_difference_interval(baseline: Sequence[float], candidate: Sequence[fl
                                confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Paired bootstrap interval of the mean difference (candidate - baseline).
 
-    Resampling the per-sample differences is resampling the pairs: the pairing is kept.
+    Resampling the per-sample differences is resampling the pairs: the pairing is kept. The
+    differences are resampled in a canonical order, sorted by value, so the interval depends
+    on the pairs alone, never on the order the rows came in (a seeded resample of another
+    order draws other pairs).
     """
     differences = np.asarray(candidate, dtype=float) - np.asarray(baseline, dtype=float)
-    return bootstrap_interval(differences.tolist(), confidence)
+    return bootstrap_interval(np.sort(differences).tolist(), confidence)
 
 
 def adjust_pvalues(pvalues: Sequence[float]) -> list[float]:

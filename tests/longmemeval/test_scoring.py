@@ -97,3 +97,25 @@ def test_unpaired_questions_and_abstentions_are_counted_apart():
     assert chroma["abstentions"]["full"] == {"scored": 2, "wrong": 2, "abstained": 1,
                                              "answered_wrong": 1}
     assert any("wrong of 2: 1 abstained, 1 answered wrongly" in line for line in found["lines"])
+
+
+def test_the_gaps_interval_is_the_same_in_any_order_of_the_rows():
+    """Chroma's 306 pairs in the file's order, shuffled three ways, and with other ids: one
+    interval (the differences are resampled in a canonical order), the published one."""
+    import random
+
+    pairs = [(True, True)] * 180 + [(True, False)] * 87 + [(False, True)] * 11 + \
+        [(False, False)] * 28
+    intervals = set()
+    for seed in range(3):
+        shuffled = list(pairs)
+        random.Random(seed).shuffle(shuffled)
+        frame = frame_of(shuffled)
+        if seed == 2:  # other ids: another order of the pivot's rows
+            frame["params.question_id"] = "z" + frame["params.question_id"].str[::-1]
+        intervals.add(tuple(scoring.findings(frame.sample(frac=1, random_state=seed))
+                            ["sources"]["chroma"]["gap_ci"]))
+    assert len(intervals) == 1
+    low, high = intervals.pop()
+    assert f"+0.248 [{low:+.3f}, {high:+.3f}]" == \
+        published.TABLE.rows[0][1]["gap (focused - full)"] == "+0.248 [+0.193, +0.307]"
