@@ -13,6 +13,12 @@ is filled from the *original* question for each argument present, so only its la
 placeholder present is filled; the distractor likewise, and an entry's distractor with no
 placeholder is not placed at all.
 
+Every entry is checked where the set is read (fixtures/rows.py): a task template must name
+``{haystack}`` and ``{question}`` and nothing else (a lone brace, ``{bogus}``, a template
+without its haystack are refused); a needle without ``{CHAR}`` needs gold answers; names,
+gold answers, questions and arguments are non-empty texts (an empty one is in every reply);
+a ``{k}`` with no k-th argument is refused. One bad entry refuses the set with one line.
+
 Two sources: NoLiMa's own sets (``needle_set.json`` ...: the user fetches them, see data.py)
 and contextrot's own (``contextrot_latent.json``, ``contextrot_literal.json`` beside this
 file: needles written for the project over public knowledge, each latent one with a literal
@@ -27,6 +33,8 @@ import json
 import re
 from pathlib import Path
 
+from fixtures import rows as check
+
 HERE = Path(__file__).parent
 OWN_SETS = {"contextrot_latent": HERE / "contextrot_latent.json",
             "contextrot_literal": HERE / "contextrot_literal.json"}
@@ -40,6 +48,8 @@ DEFAULT_TASK_TEMPLATE = (
     "reasoning.")
 BASE_SEED = 42
 CHAR = "{CHAR}"
+TEMPLATE_FIELDS = ("haystack", "question")  # what fills a task template (str.format)
+PLACEHOLDER = re.compile(r"\{(\d+)\}")
 STEM = re.compile(r"^\w+$")  # a set's file stem: it becomes part of sample ids ("-" splits them)
 TEST_ID = re.compile(r"^[^-\s]+$")
 
@@ -112,8 +122,18 @@ def _expand(entry, number: int) -> list[Test]:
                            or not all(isinstance(c, str) for c in characters)):
         raise ValueError(f"entry {entry_id}: its needle has {{CHAR}} but no 'character_set' "
                          "list of names")
+    where = f"entry {entry_id}"
+    if CHAR in needle:  # an empty name is in every reply: it would always pass
+        check.texts(entry, where, "character_set", empty=False)
+    for question_type, question in questions.items():
+        check.text(questions, where + "'s questions", question_type)
     distractors = entry.get("distractors")
-    template = entry.get("task_template", DEFAULT_TASK_TEMPLATE)
+    if distractors is not None:
+        for question_type in questions:
+            check.text(distractors if isinstance(distractors, dict) else {},
+                       where + "'s distractors", question_type)
+    template = check.template(entry.get("task_template", DEFAULT_TASK_TEMPLATE), where,
+                              "task_template", TEMPLATE_FIELDS)
     found = []
     for question_type, question in questions.items():
         for test_id, test in tests.items():
@@ -129,8 +149,10 @@ def _expand(entry, number: int) -> list[Test]:
 
 def _fill(entry_id, test_id, question_type, needle, question, test, distractors, characters,
           template) -> Test:
+    where = f"entry {entry_id}, test {test_id!r}"
+    arguments = check.texts(test, where, "input_args")
     full_needle, full_question, distractor = needle, question, None
-    for number, argument in enumerate(test["input_args"], start=1):
+    for number, argument in enumerate(arguments, start=1):
         placeholder = "{" + str(number) + "}"
         if placeholder in question:  # from the original question each time (NoLiMa's quirk)
             full_question = question.replace(placeholder, argument)
@@ -139,13 +161,20 @@ def _fill(entry_id, test_id, question_type, needle, question, test, distractors,
             distractor = distractors[question_type].replace(placeholder, argument)
     if CHAR in full_question and CHAR not in full_needle:
         raise ValueError(f"entry {entry_id}: its question has {{CHAR}} but its needle has none")
-    gold = test.get("gold_answers", [])
-    if not isinstance(gold, list):  # NoLiMa would test each character of a text: refused
-        raise ValueError(f"entry {entry_id}: test {test_id!r}'s 'gold_answers' is not a list")
+    left = [m for m in PLACEHOLDER.findall(full_needle + full_question)
+            if int(m) > len(arguments)]
+    if left:  # (a question's placeholder left by NoLiMa's quirk is kept, as NoLiMa sends it)
+        raise check.BadRow(f"{where}: its needle or question has {{{left[0]}}} but "
+                           f"'input_args' has {len(arguments)}")
+    # NoLiMa would test each character of a text: refused; an empty one is in every reply
+    gold = check.texts(test, where, "gold_answers") if "gold_answers" in test else ()
+    if CHAR not in full_needle and not gold:
+        raise check.BadRow(f"{where}: its needle has no {{CHAR}} and no 'gold_answers': no "
+                           "reply could ever pass")
     return Test(
         name=f"{entry_id}_{test_id}_{question_type}", entry=entry_id, test=test_id,
         question_type=question_type, needle=full_needle, question=full_question,
         distractor=distractor,
-        gold_answers=tuple(gold),
+        gold_answers=gold,
         character_set=tuple(characters) if isinstance(characters, list) else (),
         task_template=template, seed=BASE_SEED + int(entry_id[:4]))

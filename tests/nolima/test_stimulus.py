@@ -93,7 +93,7 @@ def test_placeholders_are_filled_as_nolima_fills_them():
       "tests": {"T": {"input_args": []}}, "system_prompt": ""}, "no 'character_set'"),
     ({"id": "0001", "needle": "n", "questions": {"q": "?"},
       "tests": {"T": {"input_args": [], "gold_answers": "Paris"}}, "system_prompt": ""},
-     "is not a list"),
+     "'gold_answers' is one text"),
 ])
 def test_a_bad_entry_is_refused_with_what_is_wrong(entry, problem):
     with pytest.raises(ValueError, match=problem):
