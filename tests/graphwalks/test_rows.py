@@ -92,16 +92,19 @@ def test_the_registry_pins_the_2026_revision_with_both_digests():
 
 
 # -- as a user meets it: one line, nothing sent, with and without --plan; and a run --------
-@pytest.mark.parametrize("plan", [False, True])
-@pytest.mark.parametrize("name", ["answer-nodes-one-comma-joined-text", "prompt-a-number"])
-def test_a_run_on_a_bad_row_is_one_line_and_sends_nothing(tmp_path, name, plan):
+@pytest.mark.parametrize(("name", "extra"), [
+    *(pytest.param(name, extra, id=f"{name}-{label}")
+      for name in ("answer-nodes-one-comma-joined-text", "prompt-a-number")
+      for label, extra in (("run", []), ("plan", ["--plan"]))),
+    pytest.param("prompt-a-number", ["-n", "16"], id="prompt-a-number-n16")])
+def test_a_run_on_a_bad_row_is_one_line_and_sends_nothing(tmp_path, name, extra):
+    """Each sample fails with the line; nothing is sent."""
     rows, problem = CASES[name]
     folder = write(tmp_path / "graphwalks", rows)
     with ScriptedServer(player(), context_length=CONTEXT) as server:
         done = run_scripted("graphwalks", server.base_url, tmp_path / "results",
                             "--graphwalks-source", "original", "--graphwalks-original-dir",
-                            str(folder), "--graphwalks-lengths", "1k",
-                            *(["--plan"] if plan else []))
+                            str(folder), "--graphwalks-lengths", "1k", *extra)
         sent = list(server.requests)
     output = done.stdout + done.stderr
     assert done.returncode == 1, output[-3000:]
