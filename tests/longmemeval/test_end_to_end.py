@@ -199,3 +199,23 @@ def test_the_plan_sizes_chromas_rows_by_their_own_counts(tmp_path):
     row = next(line.split() for line in done.stdout.splitlines()
                if line.startswith("longmemeval "))
     assert row[1:4] == ["6", "0", f"{3 * (20 + 2000):,}"]  # the files' focused and full counts
+
+
+def test_chromas_token_limit_field_is_sent_with_token_limit_param(tmp_path):
+    """Chroma's provider sends max_completion_tokens; --token-limit-param sends that field in
+    the model's requests, and the record names it (the judge keeps auto: max_tokens)."""
+    rows = chroma_rows(1)
+    path = write_rows(tmp_path / "rows.parquet", rows)
+    answers = {r["focused_input"]: r["answer"] for r in rows}
+    with ScriptedServer(short_only(answers, 3000), context_length=CONTEXT) as server:
+        done = run(server, tmp_path / "results", "--longmemeval-file", str(path),
+                   "--judge-model", JUDGE, "--token-limit-param", "max_completion_tokens")
+        requests = list(server.requests)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    asked = [r for r in requests if r.get("model") == "scripted"]
+    judged = [r for r in requests if r.get("model") == JUDGE]
+    assert len(asked) == 2 and all(r.get("max_completion_tokens") == 48 and "max_tokens" not in r
+                                   for r in asked)
+    assert judged and all(r.get("max_tokens") == 100 for r in judged)
+    assert {r["model"]["token_limit"]["max_completion_tokens"]
+            for r in records(tmp_path / "results")} == {48}
