@@ -6,8 +6,9 @@ Choices (spec section 3 says which facts the published rows show, and which they
   (``cfcd208495`` = md5("0")); a graph of n nodes uses indices 0 .. n-1.
 - **Out-edges**: every node has exactly four (the published sample first checked shows
   four; real rows also have nodes of out-degree 5 and 1: a choice, not the original's
-  distribution), drawn uniformly from all n nodes with replacement (duplicate lines and self-loops occur), and the
-  lines are grouped by source in index order, each source's in draw order. Every node then
+  distribution), drawn uniformly from all n nodes with replacement (duplicate lines and
+  self-loops occur), and the lines are grouped by source in index order, each source's in
+  draw order. Every node then
   has degree at least 1, as the prompt says.
 - **BFS**: the answer is the set of nodes whose *shortest* distance from the start is exactly
   D (the start excluded, even when a cycle returns to it). The start is the first node, in a

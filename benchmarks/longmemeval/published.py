@@ -5,9 +5,9 @@ computed from the original's results files (``results/gpt_4_1_longmemeval_{focus
 evaluated.csv``: 267 and 191 ``True`` of 306; paired on ``custom_id``, 87 questions right only
 focused and 11 only full, so McNemar's exact p = 8.1e-16 and the gap's paired bootstrap
 interval [+0.193, +0.307], by scoring.py's arithmetic: the differences resampled in their
-canonical order, sorted by value, so any order of the rows gives it). A run is put beside it when it scored Chroma's
-rows in both conditions with Chroma's judge prompt; the run's row is its own paired
-comparison (scoring.py). The gate never reads it.
+canonical order, sorted by value, so any order of the rows gives it). A run is put beside it
+when it scored Chroma's rows in both conditions with Chroma's judge prompt; the run's row is
+its own paired comparison (scoring.py). The gate never reads it.
 """
 
 from __future__ import annotations
