@@ -8,8 +8,7 @@ Choices (spec section 3 says which facts the published rows show, and which they
   four; real rows also have nodes of out-degree 5 and 1: a choice, not the original's
   distribution), drawn uniformly from all n nodes with replacement (duplicate lines and
   self-loops occur), and the lines are grouped by source in index order, each source's in
-  draw order. Every node then
-  has degree at least 1, as the prompt says.
+  draw order. Every node then has degree at least 1, as the prompt says.
 - **BFS**: the answer is the set of nodes whose *shortest* distance from the start is exactly
   D (the start excluded, even when a cycle returns to it). The start is the first node, in a
   seeded random order, whose BFS reaches depth 2; D is drawn uniformly from 2 .. min(its
