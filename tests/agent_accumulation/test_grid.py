@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from benchmarks.agent_accumulation import EXPERIMENT, grid
+from benchmarks.agent_accumulation import EXPERIMENT, grid, test_agent_accumulation
 from fixtures.parametrize import inexact_parts
 
 from .helpers import settings
@@ -81,3 +83,30 @@ def test_a_bad_option_is_one_line_naming_it(option, value, named):
 def test_the_verdict_reads_full_only():
     column, value = EXPERIMENT.control
     assert column == "params.condition" and not value("full") and value("clear:2")
+
+
+class Skipped(Exception):
+    pass
+
+
+class EmbeddedContext:
+    """A solver context without --model (the embedded SmolLM2)."""
+
+    class record:
+        @staticmethod
+        def skip(reason):
+            raise Skipped(reason)
+
+    @staticmethod
+    def option(name):
+        return None if name == "model" else pytest.fail(f"asked {name}")
+
+
+def test_the_embedded_model_skips_every_sample_with_one_line_before_any_work():
+    sample = grid.build(settings())[0]
+    with pytest.raises(Skipped) as skipped:
+        asyncio.run(test_agent_accumulation.solve(sample, EmbeddedContext()))
+    assert str(skipped.value) == test_agent_accumulation.EMBEDDED_SKIP
+    assert "\n" not in str(skipped.value) and "--model" in str(skipped.value)
+    with pytest.raises(Skipped):
+        test_agent_accumulation.request_size(sample, EmbeddedContext())
