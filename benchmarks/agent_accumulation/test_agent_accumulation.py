@@ -48,9 +48,9 @@ class Played:
 
 
 async def solve(sample, ctx):
-    record, model = ctx.record, ctx.model
     if ctx.option("model") is None:
-        record.skip(EMBEDDED_SKIP)
+        ctx.record.skip(EMBEDDED_SKIP)
+    record, model = ctx.record, ctx.model
     try:
         built, fitted = await ctx.build(ledger.fitted, sample.ledger_seed, sample.needles,
                                         sample.pages, sample.length, stimulus.trajectory_text,
