@@ -4,7 +4,7 @@ conditions applied to a live history before each request (spec sections 3 and 4)
 A history is OpenAI chat messages: the task (a system message and the task sentence), then
 turns: an assistant message (its tool calls, any text beside them) followed by one ``tool``
 message per call, in order. The conditions never break a turn: a tool message always follows
-the assistant message whose call it answers (``unanswered`` says where one would not).
+the assistant message whose call it answers (fixtures/toolcalls.py checks every request).
 """
 
 from __future__ import annotations
@@ -121,23 +121,6 @@ def compacted(history: list[dict], summary: str) -> list[dict]:
 def summary_request(history: list[dict]) -> list[dict]:
     """The history and the fixed request for a summary."""
     return history + [{"role": "user", "content": SUMMARY_PROMPT}]
-
-
-def unanswered(messages: list[dict]) -> str | None:
-    """Where tool messages do not answer, in order, the calls of the assistant message before
-    them; None where every call is answered and every result answers one."""
-    pending: list[str] = []
-    for i, message in enumerate(messages):
-        if message["role"] == "tool":
-            if not pending or message.get("tool_call_id") != pending[0]:
-                return f"message {i}: a tool result that answers no pending call"
-            pending.pop(0)
-            continue
-        if pending:
-            return f"message {i}: calls {pending} left unanswered"
-        if message["role"] == "assistant":
-            pending = [c.get("id") for c in message.get("tool_calls") or ()]
-    return f"calls {pending} left unanswered" if pending else None
 
 
 def page_results(messages: list[dict]) -> int:

@@ -9,8 +9,9 @@ import pytest
 from benchmarks.texts.fitting import TooShort
 from fixtures.models import EndpointFatal
 
-from . import EXPERIMENT, episode, grid, ledger, scoring, stimulus, tools
 from fixtures.parametrize import experiment_grid, parametrize_samples
+
+from . import EXPERIMENT, episode, grid, ledger, scoring, stimulus, tools
 
 # Checked against llama-cpp-python's server (llama_chat_format.py): with the GGUF's own chat
 # template a named tool_choice is answered through a grammar of that tool's parameters, but
@@ -20,8 +21,9 @@ EMBEDDED_SKIP = ("the embedded SmolLM2-135M cannot play an agent: llama-cpp-pyth
                  "returns no tool call under tool_choice auto with its chat template, and 8k "
                  "fills its 8,192-token context; pass --model and --base-url of an endpoint "
                  "that calls tools")
-TOOLS_HINT = ("agent accumulation offers four tools on every request: use an endpoint that "
-              "does function calling (tools, tool_choice)")
+# (an endpoint without function calling is the engine's one line: fixtures/generation.py)
+REJECTED_HINT = ("a tool-calling request the endpoint rejected: its message says what it "
+                 "wants of the history")
 
 
 @experiment_grid(EXPERIMENT.name)
@@ -80,10 +82,10 @@ async def solve(sample, ctx):
                                         sample.max_steps)
     except EndpointFatal:
         raise
-    except Exception as error:  # a 400 to the tools themselves: one line, not a traceback
+    except Exception as error:  # a 400 to a tool history: one line, not a traceback
         if getattr(error, "status_code", None) not in (400, 422):
             raise
-        reason = f"the endpoint refused the request ({_first_line(error)}): {TOOLS_HINT}"
+        reason = f"the endpoint refused the request ({_first_line(error)}): {REJECTED_HINT}"
     else:
         if not trajectory:  # same stimulus; its size is now the last request's
             record.stimulus(opening, target_tokens=played.sent_tokens[-1] if played.sent_tokens

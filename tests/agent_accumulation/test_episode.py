@@ -9,6 +9,7 @@ import json
 import pytest
 
 from benchmarks.agent_accumulation import episode, grid, scoring, stimulus, tools
+from fixtures.toolcalls import tool_history_problem
 
 from .helpers import Agent, Reply, count, small_ledger, tool_reply
 
@@ -37,7 +38,7 @@ def test_a_perfect_agent_is_exact_under_every_condition(condition):
                                                    "submit": 1}
     assert all(choice == "auto" for _, choice in agent.sent if _[-1]["content"] !=
                stimulus.SUMMARY_PROMPT)
-    assert all(stimulus.unanswered(sent) is None for sent, _ in agent.sent)
+    assert all(tool_history_problem(sent) is None for sent, _ in agent.sent)
     details = played.details()
     assert details["pages_reread"] == 0 and details["get_record_calls"] == 0
     assert len(details["sent_tokens_per_request"]) == 12
