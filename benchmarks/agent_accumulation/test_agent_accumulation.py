@@ -8,10 +8,11 @@ import pytest
 
 from benchmarks.texts.fitting import TooShort
 from fixtures.models import EndpointFatal
+from fixtures.plan import PlannedSize
 
 from fixtures.parametrize import experiment_grid, parametrize_samples
 
-from . import EXPERIMENT, episode, grid, ledger, scoring, stimulus, tools
+from . import EXPERIMENT, cost, episode, grid, ledger, scoring, stimulus, tools
 
 # Checked against llama-cpp-python's server (llama_chat_format.py): with the GGUF's own chat
 # template a named tool_choice is answered through a grammar of that tool's parameters, but
@@ -32,15 +33,20 @@ def pytest_generate_tests(metafunc):
     parametrize_samples(metafunc, EXPERIMENT.name, samples, smoke=grid.smoke_rule(samples))
 
 
-def request_size(sample, ctx) -> tuple[int, int] | None:
+def request_size(sample, ctx) -> tuple[int, int] | PlannedSize:
     """``--plan`` without building a ledger: a trajectory is one request of at most its
-    length (the fit fills 0.85 to 1 of it). A live episode is many requests (None: the
-    plan runs its solver to its first request and says it costs more)."""
+    length (the fit fills 0.85 to 1 of it); a live episode the P + 2 requests of an agent
+    that reads every page once (cost.py: about L x T / 2 input, nearly all cacheable)."""
     if ctx.option("model") is None:
         ctx.record.skip(EMBEDDED_SKIP)
-    if sample.mode != "trajectory":
-        return None
-    return sample.length, grid.MAX_TOKENS
+    if sample.mode == "trajectory":
+        return sample.length, grid.MAX_TOKENS
+    task = ledger.TASK.format(owner=ledger.OWNERS[0], category=ledger.CATEGORIES[0],
+                              date=f"{ledger.YEAR}-06-01")
+    count = ctx.tokenizer.count
+    return cost.live_episode(sample.length, sample.pages, sample.condition_of(),
+                             count(tools.TOOLS_TEXT) + count(ledger.SYSTEM) + count(task),
+                             count(stimulus.CLEARED), grid.MAX_TOKENS)
 
 
 @dataclasses.dataclass
