@@ -47,8 +47,10 @@ def live_episode(length: int, pages: int, condition: Condition, task_tokens: int
                 and len(history) > stimulus.task_end(history) + 1:
             prompts.append(_size(history, cleared_tokens))  # the summary's request
             cacheable += _shared(before, history, cleared_tokens)
-            history = history[:2] + [{"role": "user", "content": f"summary {step}",
-                                      "tokens": SUMMARY_TOKENS}]
+            history = stimulus.compacted(history, {"role": "assistant",
+                                                   "content": f"summary {step}",
+                                                   "tokens": SUMMARY_TOKENS})
+            history[-1] = {**history[-1], "tokens": CALL_TOKENS}
             before = None
         sent = stimulus.apply(condition, history)
         prompts.append(_size(sent, cleared_tokens))

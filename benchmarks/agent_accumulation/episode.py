@@ -109,7 +109,11 @@ async def live(ledger: Ledger, ask: Ask, count: Count,
                 episode.end = OVERFLOW
                 break
             episode.summaries.append(summary.text)
-            history = stimulus.compacted(history, summary.text)
+            # its reply as it came; one that called a tool anyway: its text alone (a call
+            # left unanswered would break the history)
+            history = stimulus.compacted(history, summary.message if summary.message and not
+                                         summary.tool_calls else
+                                         {"role": "assistant", "content": summary.text})
         sent = stimulus.apply(condition, history)
         completion = await ask(sent, "auto")  # (record.ask never sends a broken history)
         episode.steps += 1

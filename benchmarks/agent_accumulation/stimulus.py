@@ -20,7 +20,7 @@ SUMMARY_PROMPT = ("Your context is about to be compacted. Write a summary of you
                   "task so far that lets you continue without the messages above: the pages "
                   "you have read, and every record you found that matches the task, with its "
                   "id and amount_cents. Reply with the summary only.")
-SUMMARY_INTRO = "A summary of your work so far, which replaces the earlier messages:\n\n"
+CONTINUE = "Your summary above replaces the earlier messages. Continue."
 
 
 def task_messages(ledger: Ledger) -> list[dict]:
@@ -113,9 +113,10 @@ def apply(condition: Condition, history: list[dict]) -> list[dict]:
     raise ValueError(f"unknown condition {condition.name!r}")
 
 
-def compacted(history: list[dict], summary: str) -> list[dict]:
-    """The history after compaction: the task, then the summary in a user message."""
-    return history[:2] + [{"role": "user", "content": SUMMARY_INTRO + summary}]
+def compacted(history: list[dict], summary: dict) -> list[dict]:
+    """The history after compaction: the task, the model's summary (its reply to the summary
+    request, as it came) and a user message that hands the turn back."""
+    return history[:2] + [summary, {"role": "user", "content": CONTINUE}]
 
 
 def summary_request(history: list[dict]) -> list[dict]:

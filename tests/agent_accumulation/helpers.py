@@ -74,9 +74,6 @@ class Agent:
         for message in messages:
             if message["role"] == "assistant" and message.get("content"):
                 notes = json.loads(message["content"])
-            if message["role"] == "user" and message["content"].startswith(
-                    stimulus.SUMMARY_INTRO):
-                notes = json.loads(message["content"][len(stimulus.SUMMARY_INTRO):])
             if message["role"] == "tool":
                 result = json.loads(message["content"])
                 if "pages" in result:

@@ -83,17 +83,20 @@ def test_an_agent_reading_the_last_60000_characters_falls_with_length(tmp_path):
 
 def test_a_live_loop_against_an_endpoint_that_wants_its_reasoning_back(tmp_path):
     with ScriptedServer("agent", context_length=CONTEXT, behaviour="strict-tools") as server:
-        # (one condition: the server derives a call's id from the messages and its thinking
-        # from the request's number, so two conditions' identical first turns would be
-        # issued one id with two thoughts, which no real endpoint does)
         done, found = run(server, tmp_path / "r", "--agent-modes", "live", "--agent-lengths",
-                          "8k", "--agent-samples", "2", "--agent-conditions", "full")
+                          "8k", "--agent-samples", "1",
+                          "--agent-conditions", "full,clear:2,compact:4k")
     assert done.returncode == 0, ok(done)
-    assert [r["scores"]["exact"] for r in found] == [True, True]
+    assert {r["params"]["condition"]: r["scores"]["exact"] for r in found} == {
+        "full": True, "clear:2": True, "compact:4096": True}
     sent_back = [m for request in server.requests for m in request["messages"]
-                 if m["role"] == "assistant"]
+                 if m["role"] == "assistant" and m.get("tool_calls")]
     assert sent_back and all(m["reasoning_content"] and m["tool_calls"][0]["extra_content"]
                              for m in sent_back)
+    # compaction: the same model's summary, stored, and the history after it starts anew
+    (compacted,) = [r for r in found if r["params"]["condition"] == "compact:4096"]
+    assert compacted["details"]["summaries"] and "notes: " in compacted["details"]["summaries"][0]
+    assert any(r["tool_choice"] == "none" for r in server.requests)
 
 
 def test_a_prefix_cache_serves_nearly_all_of_a_live_episode(tmp_path):

@@ -109,5 +109,6 @@ def test_each_condition_as_the_spec_says():
     assert stimulus.apply(parse("trim:0.2"), full) == full[:2] + full[2 + 18:]
     # the newest turn always stays whole
     assert stimulus.apply(parse("trim:0.5"), full[:4]) == full[:4]
-    compacted = stimulus.compacted(full, "found nothing")
-    assert compacted[:2] == full[:2] and compacted[2]["role"] == "user" and len(compacted) == 3
+    summary = {"role": "assistant", "content": "found nothing", "reasoning_content": "..."}
+    assert stimulus.compacted(full, summary) == full[:2] + [
+        summary, {"role": "user", "content": stimulus.CONTINUE}]
