@@ -134,7 +134,7 @@ class AgentSample(SampleParams):
 
     @property
     def prefix_share(self) -> float:
-        return 1.0 if self.mode == "trajectory" else 0.1
+        return 1.0 if self.mode == "trajectory" else 0.01  # a live episode: the task
 
 
 @dataclasses.dataclass(frozen=True)

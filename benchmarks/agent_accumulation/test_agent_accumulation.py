@@ -59,10 +59,13 @@ async def solve(sample, ctx):
     if ctx.option("model") is None:
         ctx.record.skip(EMBEDDED_SKIP)
     record, model = ctx.record, ctx.model
+    # in a model's own unit the chat template's tokens of the trajectory's messages are
+    # part of the prompt (record.stimulus adds them): the pages fill the rest
+    template = ctx.tokenizer.template_tokens(2 + 2 * (sample.pages + 1))
     try:
         built, fitted = await ctx.build(ledger.fitted, sample.ledger_seed, sample.needles,
-                                        sample.pages, sample.length, stimulus.trajectory_text,
-                                        ctx.tokenizer)
+                                        sample.pages, sample.length - template,
+                                        stimulus.trajectory_text, ctx.tokenizer)
     except TooShort as problem:
         record.skip(f"{sample.pages} pages of {sample.needles} needles do not fit "
                     f"{sample.length} tokens ({problem}): a longer --agent-lengths or fewer "

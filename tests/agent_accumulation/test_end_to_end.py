@@ -176,3 +176,16 @@ def test_an_endpoint_that_refuses_tools_is_one_line_and_nothing_is_lost(tmp_path
                          for line in lines), done.stdout[-3000:]
     assert len(found) == 2 and {r["outcome"] for r in found} == {"error"}
     assert len(server.requests) == 1  # learnt once: never sent again, never without tools
+
+
+def test_the_pages_are_fitted_in_the_models_own_unit(tmp_path):
+    with ScriptedServer("agent", context_length=CONTEXT, tokenizer="toy") as server:
+        done, found = run(server, tmp_path / "r", "--tokenizer", "server", "--agent-lengths",
+                          "8k", "--agent-samples", "1", "--agent-conditions", "full")
+    assert done.returncode == 0, ok(done)
+    (trajectory,) = [r for r in found if r["params"]["mode"] == "trajectory"]
+    assert trajectory["token_unit"] != "o200k_base"
+    # the prompt as the server counts it (its template in; the tools' schemas apart) fits
+    assert 0.85 * 8192 <= trajectory["prompt_tokens"] <= trajectory["target_tokens"] <= 8192
+    assert trajectory["o200k_tokens"] < 0.9 * trajectory["prompt_tokens"]  # toy counts more
+    assert all(r["scores"]["exact"] for r in found)
