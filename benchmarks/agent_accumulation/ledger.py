@@ -11,7 +11,7 @@ matches two of the three conditions. Notes are stretches of the suite's own Gute
 The size is fitted (benchmarks/texts/fitting.py) so that the conversation that read every
 page once (the trajectory: the tools, the task, one list_pages and P read_page calls with
 their results) holds at most L tokens in the run's unit, as close as a record allows.
-Building a 1M-token ledger is string work: about 10,000 records, a tenth of a second.
+Building a 1M-token ledger is string work: about 10,000 records, 0.2 s of CPU with its text.
 """
 
 from __future__ import annotations
