@@ -64,7 +64,9 @@ class Experiment:
     stratum: str | None = None
     # Records that are a control, not the measurement (NoLiMa's literal-match sets): a
     # (record column, value) pair whose records the verdict leaves out (they keep their
-    # curve, table and plots). None: the verdict reads every record.
+    # curve, table and plots); the value may be a function of the column's value that says
+    # a record is one (agent accumulation: every condition but full). None: the verdict
+    # reads every record.
     control: tuple[str, object] | None = None
     # The record column holding what a right answer is (RE3: "details.expected_answer"), the
     # target of an exported inspect sample (reporting/render/inspect_log.py); None: none.

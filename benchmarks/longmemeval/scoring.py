@@ -23,7 +23,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 
 CHROMA_JUDGE_PROMPT = (
@@ -154,24 +153,9 @@ def _count(part, column: str) -> int:
 def paired(focused, full) -> dict:
     """Focused against full on questions scored in both: each accuracy with its Wilson
     interval, the gap (focused - full) with a paired bootstrap interval, and McNemar's p."""
-    from reporting.analysis.stats import (paired_difference_interval, paired_test,
-                                          wilson_interval)
+    from reporting.analysis.stats import paired_rates
 
-    n = len(focused)
-    found = {"pairs": n}
-    for name, values in (("focused", focused), ("full", full)):
-        right = int(sum(values))
-        low, high = wilson_interval(right, n)
-        found[name] = {"correct": right, "n": n, "accuracy": right / n if n else math.nan,
-                       "ci": [low, high]}
-    if n:
-        test, p = paired_test(list(full), list(focused))
-        low, high = paired_difference_interval(list(full), list(focused))
-        found.update(gap=found["focused"]["accuracy"] - found["full"]["accuracy"],
-                     gap_ci=[low, high], test=test, p=p,
-                     only_focused=int(sum(a and not b for a, b in zip(focused, full))),
-                     only_full=int(sum(b and not a for a, b in zip(focused, full))))
-    return found
+    return paired_rates(list(full), list(focused), ("full", "focused"))
 
 
 def findings(frame) -> dict:

@@ -104,6 +104,30 @@ def paired_difference_interval(baseline: Sequence[float], candidate: Sequence[fl
     return bootstrap_interval(np.sort(differences).tolist(), confidence)
 
 
+def paired_rates(baseline: Sequence[bool], candidate: Sequence[bool],
+                 names: tuple[str, str] = ("baseline", "candidate")) -> dict:
+    """Two conditions' 0/1 scores on the same samples (pair i: ``baseline[i]``,
+    ``candidate[i]``): each rate with its Wilson interval, the gap (candidate - baseline) with
+    its paired bootstrap interval, McNemar's exact p, and the pairs right under one only.
+    Keyed by ``names`` (LongMemEval's focused vs full, an agent's condition vs full)."""
+    n = len(baseline)
+    found: dict = {"pairs": n}
+    for name, values in zip(names, (baseline, candidate)):
+        right = int(sum(values))
+        low, high = wilson_interval(right, n)
+        found[name] = {"correct": right, "n": n, "accuracy": right / n if n else math.nan,
+                       "ci": [low, high]}
+    if n:
+        test, p = paired_test(list(baseline), list(candidate))
+        low, high = paired_difference_interval(list(baseline), list(candidate))
+        first, second = names
+        found.update(gap=found[second]["accuracy"] - found[first]["accuracy"],
+                     gap_ci=[low, high], test=test, p=p,
+                     **{f"only_{second}": int(sum(b and not a for a, b in zip(baseline, candidate))),
+                        f"only_{first}": int(sum(a and not b for a, b in zip(baseline, candidate)))})
+    return found
+
+
 def adjust_pvalues(pvalues: Sequence[float]) -> list[float]:
     """Benjamini-Hochberg adjusted p-values (scipy), for testing many grid cells at once."""
     if len(pvalues) == 0:

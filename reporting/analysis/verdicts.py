@@ -290,7 +290,8 @@ def without_control(frame: pd.DataFrame, experiment: Experiment) -> pd.DataFrame
     column, value = experiment.control
     if column not in frame:
         return frame
-    control = (frame["experiment"] == experiment.name) & (frame[column] == value)
+    found = frame[column].map(value) if callable(value) else frame[column] == value
+    control = (frame["experiment"] == experiment.name) & found.fillna(False).astype(bool)
     return frame[~control]
 
 

@@ -54,3 +54,65 @@ def test_the_planning_stop_passes_through_a_solvers_handler_for_failed_requests(
 
     with pytest.raises(Planned):
         asyncio.run(solver())
+
+
+EPISODES_TEST = '''
+import dataclasses
+from fixtures.parametrize import SampleParams, parametrize_samples
+from fixtures.plan import PlannedSize
+
+@dataclasses.dataclass(frozen=True)
+class Episode(SampleParams):
+    steps: int
+
+    @property
+    def id(self):
+        return f"e{self.steps}"
+
+def pytest_generate_tests(metafunc):
+    parametrize_samples(metafunc, "toy", [Episode(1), Episode(4), Episode(40)])
+
+def request_size(sample, ctx):
+    if sample.steps == 1:
+        return 1000, 100  # a one-request sample, as before
+    return PlannedSize.episode([1000 * step for step in range(1, sample.steps + 1)], 100)
+
+async def solve(sample, ctx):
+    raise AssertionError("the plan sends nothing")
+
+def test_episode(sample, solved, record):
+    pass
+'''
+
+
+def test_a_plan_counts_prices_and_skips_multi_request_samples(pytester):
+    """A sample of requests that each extend the one before: all its input, the cacheable
+    part priced at --price-cached-in, its output, and its largest request's context check."""
+    from tests.harness.test_plugin import CONFTEST
+
+    pytester.makeconftest(CONFTEST)
+    (pytester.path / "benchmarks").mkdir()
+    (pytester.path / "benchmarks" / "test_episodes.py").write_text(EPISODES_TEST)
+    result = pytester.runpytest_subprocess(
+        "benchmarks", "--plan", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+        "--max-context", "20000", "--price-in", "10", "--price-out", "20",
+        "--price-cached-in", "1", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*experiment*samples*skipped*requests*input tokens*",
+                                 "requests: all a sample sends*"])
+    line = next(l for l in result.stdout.lines if l.startswith("toy "))
+    samples, skipped, requests, inputs, output, cacheable, cost = \
+        [float(v.replace(",", "")) for v in line.split()[1:]]
+    # e1: one request; e4: 1000+2000+3000+4000, of which 1000+2000+3000 seen before; e40's
+    # last request (40,000 tokens) does not fit a 20,000-token context: skipped
+    assert (samples, skipped, requests) == (3, 1, 5)
+    assert (inputs, output, cacheable) == (11_000, 500, 6_000)
+    assert cost == pytest.approx((5_000 * 10 + 6_000 * 1 + 500 * 20) / 1e6, abs=0.006)
+
+
+def test_an_episode_size_is_its_requests_each_extending_the_last():
+    from fixtures.plan import PlannedSize
+
+    size = PlannedSize.episode([100, 250, 400], 50)
+    assert (size.requests, size.input_tokens, size.cacheable_tokens) == (3, 750, 350)
+    assert (size.output_tokens, size.largest_prompt, size.max_tokens) == (150, 400, 50)
+    assert PlannedSize.episode([100, 200], None).output_tokens is None
