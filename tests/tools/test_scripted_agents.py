@@ -129,3 +129,16 @@ def test_the_server_runs_as_a_process_with_an_agent_and_refuses_an_unknown_respo
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.mark.asyncio
+async def test_a_compaction_that_keeps_the_agents_text_answer_keeps_it_exact(agent):
+    """compact: the history after the task replaced by the agent's own summary (asked with
+    no tools), here as a user message: it goes on from its notes."""
+    pages, engine = ledger(), model(agent)
+    history = trajectory(pages)[:6]  # list_pages and page 1 read
+    summary = await engine.complete(history + [{"role": "user", "content": "Summarise."}],
+                                    max_tokens=400)
+    compacted = history[:2] + [{"role": "user", "content": summary.text}]
+    step = await engine.complete(compacted, max_tokens=400, tools=TOOLS)
+    assert step.tool_calls[0]["function"]["arguments"] == '{"page": 2}'
