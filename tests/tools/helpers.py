@@ -53,7 +53,11 @@ def gold(pages: list[list[dict]]) -> dict:
 
 
 def tool_result(pages: list[list[dict]], call: dict) -> str:
-    name, arguments = call["function"]["name"], json.loads(call["function"]["arguments"])
+    name = call["function"]["name"]
+    try:
+        arguments = json.loads(call["function"]["arguments"])
+    except ValueError:
+        return json.dumps({"error": "the arguments are not JSON"})
     if name == "list_pages":
         return json.dumps({"pages": len(pages), "records_per_page": len(pages[0])})
     if name == "read_page":

@@ -129,3 +129,55 @@ def test_the_server_runs_as_a_process_with_an_agent_and_refuses_an_unknown_respo
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.mark.asyncio
+async def test_a_compaction_that_keeps_the_agents_text_answer_keeps_it_exact(agent):
+    """compact: the history after the task replaced by the agent's own summary (asked with
+    no tools), here as a user message: it goes on from its notes."""
+    pages, engine = ledger(), model(agent)
+    history = trajectory(pages)[:6]  # list_pages and page 1 read
+    summary = await engine.complete(history + [{"role": "user", "content": "Summarise."}],
+                                    max_tokens=400)
+    compacted = history[:2] + [{"role": "user", "content": summary.text}]
+    step = await engine.complete(compacted, max_tokens=400, tools=TOOLS)
+    assert step.tool_calls[0]["function"]["arguments"] == '{"page": 2}'
+
+
+@pytest.mark.asyncio
+async def test_the_parallel_agent_reads_pages_in_pairs_answered_in_order():
+    pages = ledger(pages=5)
+    with ScriptedServer("agent-parallel:2", context_length=CONTEXT) as server:
+        submitted, history, completions = await episode(model(server), recorder(), pages)
+    assert submitted == gold(pages)
+    assert [len(c.tool_calls) for c in completions] == [1, 2, 2, 1, 1]  # list, 1-2, 3-4, 5
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind, name, arguments", [
+    ("bad-json", "read_page", '{"page": 1'),
+    ("unknown-tool", "delete_page", '{"page": 1}'),
+    ("bad-page", "read_page", '{"page": 5}'),
+    ("bad-submit", "submit", None),
+])
+async def test_a_faulty_agent_makes_its_fault_once_then_plays_on(kind, name, arguments):
+    pages = ledger()
+    with ScriptedServer(f"agent-fault:{kind}", context_length=CONTEXT) as server:
+        submitted, history, completions = await episode(model(server), recorder(), pages)
+    faulty = [call for c in completions for call in c.tool_calls
+              if call["id"].startswith("call_fault_")]
+    assert len(faulty) == 1 and faulty[0]["function"]["name"] == name
+    if arguments is not None:
+        assert faulty[0]["function"]["arguments"] == arguments
+        assert submitted == gold(pages)  # the error result told it nothing; it went on
+    else:  # the episode ends at its submit: ids as one string, the total as text
+        assert submitted == {"ids": ", ".join(gold(pages)["ids"]),
+                             "total_cents": str(gold(pages)["total_cents"])}
+
+
+@pytest.mark.asyncio
+async def test_an_agent_that_stops_without_a_call_ends_the_episode():
+    with ScriptedServer("agent-fault:no-call", context_length=CONTEXT) as server:
+        submitted, _, completions = await episode(model(server), recorder(), ledger())
+    assert submitted is None and len(completions) == 2
+    assert completions[-1].finish_reason == "stop" and not completions[-1].tool_calls

@@ -84,7 +84,7 @@ def test_an_endpoint_without_function_calling_is_one_line_per_sample_asked_once(
         assert len(server.requests) == 1
     result.assert_outcomes(errors=4)
     assert not TRACEBACK.search(result.stdout.str())
-    result.stdout.fnmatch_lines([f"http://127.0.0.1:*/v1 refuses {refused} ({refused} is not supported): this "
-                                 "experiment needs an endpoint with function calling (vLLM: "
-                                 "--enable-auto-tool-choice*"])
+    result.stdout.fnmatch_lines([f"http://127.0.0.1:*/v1 refuses {refused} ({refused} is not "
+                                 "supported): this experiment needs an endpoint with function "
+                                 "calling (vLLM: --enable-auto-tool-choice*"])
     assert result.ret == 1
