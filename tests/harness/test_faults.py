@@ -35,6 +35,7 @@ import pytest
 
 from fixtures.scripted_server import DROP, Fault, ScriptedServer
 
+from ..data_dir import own_data_dir
 from ..subprocess_pytest import child_env as subprocess_env
 from ..subprocess_pytest import pytest_command, without_module
 
@@ -117,6 +118,9 @@ class Row:
     # the run shows what the server says (an error body, a refusal, an answer): also run it
     # against a server that quotes the key it received in every body it sends
     server_text: bool = False
+    # data files the run meets broken (a path below the data directory: its bytes): written
+    # in a data directory of the test's own, {tmp}/data, that reads the user's for the rest
+    data: dict[str, bytes] = dataclasses.field(default_factory=dict)
 
     def command(self, server: ScriptedServer, tmp: Path, *more: str) -> list[str]:
         args = [fill_in(a, server, tmp) for a in [*self.args, *SHOW_ALL]]
@@ -125,6 +129,8 @@ class Row:
 
     def environment(self, server: ScriptedServer, tmp: Path) -> dict[str, str]:
         env = {"OPENAI_API_KEY": KEY, **self.env}
+        if self.data:
+            env["CONTEXTROT_DATA_DIR"] = "{tmp}/data"
         return child_env(**{k: v and fill_in(v, server, tmp) for k, v in env.items()})
 
 
@@ -197,18 +203,6 @@ def mrcr_table(**columns):
            "random_string_to_prepend": "ab", "n_needles": 2, "desired_msg_index": 1,
            "total_messages": 1, "n_chars": 2, **columns}
     return lambda: pa.Table.from_pylist([{k: v for k, v in row.items() if v is not None}])
-
-
-def bad_data_dir(name: str, junk: bytes) -> Callable[[Path], None]:
-    """``{tmp}/data``: the shared data directory's files, and ``name`` holding ``junk``."""
-    def make(tmp: Path) -> None:
-        shared = Path(child_env()["CONTEXTROT_DATA_DIR"])
-        (tmp / "data").mkdir()
-        for entry in shared.iterdir():
-            (tmp / "data" / entry.name).symlink_to(entry)
-        (tmp / "data" / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / "data" / name).write_bytes(junk)
-    return make
 
 
 def nolima_folder(change: Callable[[Path], object] = lambda folder: None
@@ -506,13 +500,11 @@ ROWS: dict[str, Row] = {
     "ruler-qa-file-not-the-registered-one": Row(
         ["-m", "ruler", "--ruler-tasks", "qa_1", "--ruler-lengths", "4k"], 1,
         r"squad/dev-v2\.0\.json has sha256 .*: replace it with the registered file",
-        env={"CONTEXTROT_DATA_DIR": "{tmp}/data"},
-        prepare=bad_data_dir("squad/dev-v2.0.json", b'{"data": [')),
+        data={"squad/dev-v2.0.json": b'{"data": ['}),
     "ruler-qa-file-not-the-registered-one-plan": Row(
         ["-m", "ruler", "--ruler-tasks", "qa_1", "--ruler-lengths", "4k", "--plan"], 1,
         r"squad/dev-v2\.0\.json has sha256 .*: replace it with the registered file",
-        env={"CONTEXTROT_DATA_DIR": "{tmp}/data"},
-        prepare=bad_data_dir("squad/dev-v2.0.json", b'{"data": [')),
+        data={"squad/dev-v2.0.json": b'{"data": ['}),
     **{f"{name}{'-plan' if plan else ''}": Row(
         [*NOLIMA, *(["--plan"] if plan else [])], 1, line,
         prepare=None if change is None else nolima_folder(change))
@@ -679,6 +671,9 @@ def test_each_fault_is_one_line_with_its_exit_status(name, more, echo, server, t
     server.echo_key = echo
     if row.prepare is not None:
         row.prepare(tmp_path)
+    if row.data:
+        own_data_dir(tmp_path / "data", files=row.data, user=Path(child_env()[
+            "CONTEXTROT_DATA_DIR"]))
     ran = run(row.command(server, tmp_path, *more), row.environment(server, tmp_path))
     ran.assert_clean(row.status, row.line if not echo else "")
     if row.check is not None:
@@ -691,6 +686,34 @@ def test_each_fault_is_one_line_with_its_exit_status(name, more, echo, server, t
     assert [text.count(KEY) + text.count(SECRET) for text in [ran.output, *written]] == \
         [0] * (1 + len(written))
     assert server.echoed or not echo  # it did quote the key (a canary that can fail)
+
+
+def digests(folder: Path) -> dict[str, str]:
+    """Every file below ``folder``, links followed, by its sha256."""
+    import hashlib
+
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+DATA_ROWS = [name for name, row in ROWS.items() if row.data]
+
+
+def test_the_rows_that_break_data_leave_the_users_data_byte_identical(server, tmp_path,
+                                                                       monkeypatch):
+    """A user's data directory holding files of their own at every path a row breaks (a
+    SQuAD folder of their own, fetched): after every such row has run against it, each of its
+    files is as it was."""
+    user = own_data_dir(tmp_path / "user-data", user=Path(child_env()["CONTEXTROT_DATA_DIR"]),
+                        files={path: f"the user's own {path}\n".encode() * 100
+                               for name in DATA_ROWS for path in ROWS[name].data})
+    before = digests(user)
+    monkeypatch.setenv("CONTEXTROT_DATA_DIR", str(user))
+    for name in DATA_ROWS:
+        (tmp_path / name).mkdir()
+        test_each_fault_is_one_line_with_its_exit_status(name, (), False, server,
+                                                         tmp_path / name)
+    assert DATA_ROWS and digests(user) == before
 
 
 # -- Ctrl-C --------------------------------------------------------------------------------
