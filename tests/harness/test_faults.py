@@ -17,6 +17,7 @@ them. Without either (no CAP_SYS_ADMIN as root) those cases are skipped, saying 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import os
 import re
@@ -33,7 +34,7 @@ from typing import Callable
 
 import pytest
 
-from fixtures.scripted_server import DROP, Fault, ScriptedServer
+from fixtures.scripted_server import DROP, JSON_ENCODERS, Fault, ScriptedServer
 
 from ..data_dir import own_data_dir
 from ..subprocess_pytest import child_env as subprocess_env
@@ -45,7 +46,9 @@ NIAH = ["-m", "niah", "-k", "ctx0.5k"]  # two NIAH samples: its test meets a fau
 SERVER_UNIT = ["--tokenizer", "server", *NIAH]
 RUN_S = 180  # a subprocess that has not ended by then has hung
 SECRET = "s3cret-in-the-url"
-KEY = "sk-contextrot-test-key-never-shown-8d1f0c"  # every run's $OPENAI_API_KEY
+# every run's $OPENAI_API_KEY: a character of each class a JSON encoder may escape ("/": PHP,
+# "&": Go, "-": a \u-escaping encoder), so a server's escaped echo of it is a real test
+KEY = "sk-contextrot/test&key-never-shown-8d1f0c"
 # Every row runs with these: a traceback would show its frames' locals, and JUnit keeps it
 SHOW_ALL = ["-l", "--tb=long", "--junitxml", "{tmp}/junit.xml"]
 TRACEBACK = re.compile(
@@ -657,18 +660,28 @@ CASES = [pytest.param(name, (), False, id=name) for name in ROWS] + \
     [pytest.param(name, (), True, id=f"{name}-echoed-key") for name, row in ROWS.items()
      if row.server_text] + \
     [pytest.param(name, ("-n", "16"), True, id=f"{name}-echoed-key-n16")
+     for name, row in ROWS.items() if row.server_text and row.xdist] + \
+    [pytest.param(name, (), encoder, id=f"{name}-echoed-key-{encoder}")  # the key escaped
+     for name, row in ROWS.items() if row.server_text for encoder in JSON_ENCODERS] + \
+    [pytest.param(name, ("-n", "16"), "unicode", id=f"{name}-echoed-key-unicode-n16")
      for name, row in ROWS.items() if row.server_text and row.xdist]
+INSPECT = importlib.util.find_spec("inspect_ai") is not None  # [inspect]: its logs too
 WRITTEN = (".json", ".jsonl", ".html", ".md", ".csv", ".log", ".xml", ".sqlite", ".sqlite-wal")
 
 
 @pytest.mark.parametrize(("name", "more", "echo"), CASES)
 def test_each_fault_is_one_line_with_its_exit_status(name, more, echo, server, tmp_path):
     """``echo``: the server quotes the key it received at the start of every body it sends
-    (a gateway's error, an answer, a page): the run's line changes, its status does not, and
-    the key is masked everywhere."""
+    (a gateway's error, an answer, a page), its JSON written by json.dumps (True) or by an
+    encoder that escapes a class of the key's characters (JSON_ENCODERS' name): the run's
+    line changes, its status does not, and the key is masked everywhere, its inspect logs
+    included."""
     row = ROWS[name]
     row.fault(server)
-    server.echo_key = echo
+    server.echo_key = bool(echo)
+    server.json_encoder = echo if isinstance(echo, str) else None
+    if echo and row.status != 4 and INSPECT:
+        more = (*more, "--inspect-log-dir", str(tmp_path / "inspect"))
     if row.prepare is not None:
         row.prepare(tmp_path)
     if row.data:
@@ -680,7 +693,8 @@ def test_each_fault_is_one_line_with_its_exit_status(name, more, echo, server, t
         row.check(tmp_path)
     written = [p.read_bytes().decode(errors="replace") for p in tmp_path.rglob("*")
                if p.relative_to(tmp_path).parts[0] != "data"  # (the shared data, linked)
-               and p.is_file() and p.suffix in WRITTEN]
+               and p.is_file() and p.suffix in WRITTEN] + \
+        [inspect_log_text(log) for log in tmp_path.rglob("*.eval")]
     # (a usage error, exit 4, ends pytest before it writes one)
     assert (tmp_path / "junit.xml").is_file() or row.status == 4
     assert [text.count(KEY) + text.count(SECRET) for text in [ran.output, *written]] == \
@@ -714,6 +728,13 @@ def test_the_rows_that_break_data_leave_the_users_data_byte_identical(server, tm
         test_each_fault_is_one_line_with_its_exit_status(name, (), False, server,
                                                          tmp_path / name)
     assert DATA_ROWS and digests(user) == before
+
+
+def inspect_log_text(path: Path) -> str:
+    """An inspect log (a compressed zip) as inspect_ai reads it, samples included, as JSON."""
+    from inspect_ai.log import read_eval_log
+
+    return read_eval_log(str(path)).model_dump_json()
 
 
 # -- Ctrl-C --------------------------------------------------------------------------------
