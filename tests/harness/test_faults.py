@@ -275,6 +275,13 @@ def baseline_run(*args: str, behaviour: str = "plain") -> Callable[[Path], None]
 
 
 NOT_OPENAI = "is --base-url an OpenAI-compatible API root"
+JUDGED = [*NIAH, "--judge-model", "judge"]  # NIAH, judged by the model "judge"
+
+
+def judge_fault(server: ScriptedServer, fault: Fault) -> None:
+    """``fault`` answers every request to the judge; the model's are answered as usual."""
+    fill(server, always=fault)
+    server.faults_for = lambda request: request.get("model") == "judge"
 COUNTING_FIX = "fix the endpoint's counting, give the model's tokenizer.json"
 MRCR_ORIGINAL = ["-m", "mrcr", "--mrcr-source", "original", "--mrcr-original-dir", "{tmp}/mrcr"]
 MRCR_FIX = r"; replace it with openai/mrcr's file"
@@ -350,6 +357,15 @@ ROWS: dict[str, Row] = {
                              fault=lambda server: fill(server, always=Fault(
                                  200, body="<html><body>Welcome to nginx</body></html>")),
                              xdist=True, server_text=True),
+    # a 200 whose body is not JSON, or not UTF-8, under a JSON Content-Type: the same line
+    "chat-answers-not-json": Row(ONE, 2, r"not a chat completion: the body is not JSON "
+                                 rf"\(Expecting value\): {NOT_OPENAI}",
+                                 fault=lambda server: fill(server, always=Fault(
+                                     200, body=b'{"choices": [')), xdist=True),
+    "chat-answers-not-utf8": Row(ONE, 2, r"not a chat completion: the body is not UTF-8 "
+                                 rf"\(invalid start byte at byte 13\): {NOT_OPENAI}",
+                                 fault=lambda server: fill(server, always=Fault(
+                                     200, body=b'{"choices": "\xff\xfe"}')), xdist=True),
     "chat-answers-no-choices": Row(ONE, 2, f"200 with no choices: {NOT_OPENAI}",
                                    fault=lambda server: fill(server, always=Fault(
                                        200, body={"object": "chat.completion",
@@ -410,6 +426,30 @@ ROWS: dict[str, Row] = {
                             xdist=True, debug=True),
     "niah-closed-port": Row(["--base-url", "http://127.0.0.1:{closed}/v1", *NIAH], 2,
                             r"cannot reach http://127\.0\.0\.1:\d+/v1 .*: start the server"),
+    # the judge's faults name the judge's options (--judge-base-url, --judge-api-key-env,
+    # --judge-model), whether or not the model's endpoint is the same
+    "judge-closed-port": Row([*JUDGED, "--judge-base-url", "http://127.0.0.1:{closed}/v1"], 2,
+                             r"cannot reach http://127\.0\.0\.1:\d+/v1 .*: start the server, or "
+                             r"fix --judge-base-url", xdist=True),
+    "judge-refused-key": Row([*JUDGED, "--judge-api-key-env", "JUDGE_KEY"], 2,
+                             r"refused the request \(401\): check the API key variable "
+                             r"\(--judge-api-key-env\) and --judge-model$",
+                             fault=lambda server: setattr(server, "api_key", KEY),
+                             env={"JUDGE_KEY": "judge-key-the-server-refuses"}, xdist=True),
+    "judge-route-404": Row(JUDGED, 2, r"answered 404 to POST /chat/completions .*: is "
+                           r"--judge-base-url the API root .*serve --judge-model 'judge'\?",
+                           fault=lambda server: judge_fault(server, Fault(404)),
+                           server_text=True, xdist=True),
+    "judge-answers-not-json": Row(JUDGED, 2, r"not a chat completion: the body is not JSON "
+                                  r"\(Expecting value\): is --judge-base-url an",
+                                  fault=lambda server: judge_fault(server, Fault(
+                                      200, body=b"<html>a judge's proxy</html>")),
+                                  xdist=True),
+    "judge-answers-not-utf8": Row(JUDGED, 2, r"not a chat completion: the body is not UTF-8 "
+                                  r"\(invalid continuation byte at byte \d+\): is "
+                                  r"--judge-base-url an", xdist=True,
+                                  fault=lambda server: judge_fault(server, Fault(
+                                      200, body=b'{"choices": "caf\xe9 au lait"}'))),
     "niah-builtin-random-cannot-count": Row(
         ["--model", "builtin:random", *SERVER_UNIT], 2,
         "--tokenizer server counts through an endpoint; builtin:random has none: use o200k",
