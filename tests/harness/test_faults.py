@@ -433,7 +433,7 @@ ROWS: dict[str, Row] = {
                              r"fix --judge-base-url", xdist=True),
     "judge-refused-key": Row([*JUDGED, "--judge-api-key-env", "JUDGE_KEY"], 2,
                              r"refused the request \(401\): check the API key variable "
-                             r"\(--judge-api-key-env\) and --judge-model$",
+                             r"\(--judge-api-key-env\) and --judge-model",
                              fault=lambda server: setattr(server, "api_key", KEY),
                              env={"JUDGE_KEY": "judge-key-the-server-refuses"}, xdist=True),
     "judge-route-404": Row(JUDGED, 2, r"answered 404 to POST /chat/completions .*: is "
