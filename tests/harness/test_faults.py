@@ -860,6 +860,38 @@ def test_ctrl_c_at_any_point_exits_2_with_the_files_of_what_was_recorded(point, 
                "stopped); run the same command again" in ran.output
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_a_signal_to_the_controller_alone_stops_its_workers_and_the_rerun_resumes(signum,
+                                                                                 tmp_path):
+    """What ``kill`` or a CI runner's cancel sends reaches the xdist controller only, not its
+    workers as a terminal's Ctrl-C does: the run still stops within seconds (it once printed
+    "the run stops" and ran every worker's queue to its end), and the same command again
+    runs what is left."""
+    results = tmp_path / "results"
+    with ScriptedServer("copy", latency_s=0.5) as server:
+        command = pytest_command("-m", "repeated_words", "--model", "scripted", "--base-url",
+                                 server.base_url, "--max-connections", "1", "--results-dir",
+                                 str(results), "--run-id", "stopped", "-n", "2")
+        run_ = Watched(command)
+        run_.wait_for(lambda: records_in(results) >= 2)
+        asked = len(server.requests)
+        run_.process.send_signal(signum)  # the controller's pid alone
+        ran = run_.finish()
+        asked_after = len(server.requests) - asked
+        summary = json.loads((results / "stopped" / "summary.json").read_text())
+        assert ran.status == 2, ran.output[-3000:]
+        assert not TRACEBACK.search(ran.output), ran.output[-6000:]
+        name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+        assert f"contextrot: {name}: the run stops" in ran.output
+        # no sample is asked once the signal came (the two workers' requests in flight then
+        # may still be sent: one waits for the connection)
+        assert asked_after <= 2 and summary["received"] <= asked + 2 < SAMPLES, \
+            (asked, asked_after, summary["received"])
+        again = run(command)
+    again.assert_clean(0, f"samples: {SAMPLES} received of {SAMPLES} expected")
+    assert records_in(results) == SAMPLES
+
+
 # -- a worker killed mid-run ---------------------------------------------------------------
 def xdist_workers(pid: int) -> list[int]:
     children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
