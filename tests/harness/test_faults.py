@@ -860,9 +860,11 @@ def test_ctrl_c_at_any_point_exits_2_with_the_files_of_what_was_recorded(point, 
                "stopped); run the same command again" in ran.output
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
-def test_a_signal_to_the_controller_alone_stops_its_workers_and_the_rerun_resumes(signum,
-                                                                                 tmp_path):
+@pytest.mark.parametrize(("signum", "workers"), [
+    pytest.param(signum, workers, id=f"{signum.name.lower()}-{'n2' if workers else 'serial'}")
+    for signum in (signal.SIGINT, signal.SIGTERM) for workers in [(), ("-n", "2")]])
+def test_a_signal_to_the_controller_alone_stops_its_workers_and_the_rerun_resumes(
+        signum, workers, tmp_path):
     """What ``kill`` or a CI runner's cancel sends reaches the xdist controller only, not its
     workers as a terminal's Ctrl-C does: the run still stops within seconds (it once printed
     "the run stops" and ran every worker's queue to its end), and the same command again
@@ -871,7 +873,7 @@ def test_a_signal_to_the_controller_alone_stops_its_workers_and_the_rerun_resume
     with ScriptedServer("copy", latency_s=0.5) as server:
         command = pytest_command("-m", "repeated_words", "--model", "scripted", "--base-url",
                                  server.base_url, "--max-connections", "1", "--results-dir",
-                                 str(results), "--run-id", "stopped", "-n", "2")
+                                 str(results), "--run-id", "stopped", *workers)
         run_ = Watched(command)
         run_.wait_for(lambda: records_in(results) >= 2)
         asked = len(server.requests)
@@ -882,7 +884,8 @@ def test_a_signal_to_the_controller_alone_stops_its_workers_and_the_rerun_resume
         assert ran.status == 2, ran.output[-3000:]
         assert not TRACEBACK.search(ran.output), ran.output[-6000:]
         name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
-        assert f"contextrot: {name}: the run stops" in ran.output
+        # (serial, the note goes to the test's captured stderr)
+        assert f"contextrot: {name}: the run stops" in ran.output or not workers
         # no sample is asked once the signal came (the two workers' requests in flight then
         # may still be sent: one waits for the connection)
         assert asked_after <= 2 and summary["received"] <= asked + 2 < SAMPLES, \
@@ -1003,6 +1006,85 @@ def test_a_read_only_store_is_read_and_writing_to_it_is_one_line(name, stored, t
     ran = run(read_only(stored, reporting_command(*args, "--results-dir", str(stored))))
     ran.assert_clean(status, line.replace("{out}", re.escape(str(out))))
     assert not list(stored.glob("*.lock"))
+
+
+@read_only_possible
+@pytest.mark.skipif(not INSPECT, reason="inspect logs need the [inspect] extra")
+@pytest.mark.parametrize("made", [True, False], ids=["read-only", "under-a-read-only-one"])
+def test_a_read_only_inspect_log_dir_is_named_as_the_folder_it_is(made, server, tmp_path):
+    """Not "the results dir is read-only": the results folder is fine."""
+    parent = tmp_path / "parent"
+    logs = parent / "logs" if not made else parent
+    parent.mkdir()
+    ran = run(read_only(parent, pytest_command(
+        "--model", "scripted", "--base-url", server.base_url, "--results-dir",
+        str(tmp_path / "results"), "--inspect-log-dir", str(logs), *ONE)))
+    where = "is read-only" if made else f"cannot be made: {parent} is read-only"
+    ran.assert_clean(4, rf"^ERROR: --inspect-log-dir {logs} {where}; give a folder you can "
+                        "write$")
+
+
+@pytest.fixture
+def damaged(stored, tmp_path) -> Path:
+    """A copy of ``stored`` where one record of ``good`` and the whole entry of a run
+    ``broken`` (no records) are not JSON, as a crash, a disk or a hand may leave them."""
+    results = tmp_path / "damaged"
+    shutil.copytree(stored, results)
+    with sqlite3.connect(results / "contextrot.sqlite") as db:
+        db.execute("INSERT INTO samples SELECT run_id, sample_id || '-copy', experiment, "
+                   "stimulus_hash, outcome, '{\"experiment\": \"repeated_w' FROM samples")
+        db.execute("INSERT INTO runs(run_id, started_at, info) VALUES ('broken', "
+                   "'2999-01-01T00:00:00+00:00', 'not JSON {')")
+    return results
+
+
+UNREADABLE = r"^warning: .*contextrot\.sqlite: run 'good', sample .*-copy: its record is " \
+             r"not readable \(JSONDecodeError: Unterminated string.*\); left out"
+BAD_STORE = {  # python -m reporting on a store with unreadable entries: named, the rest read
+    "runs": (["runs"], 0, r"^good  started .* samples 1  experiments repeated_words"),
+    "runs-names-the-run": (["runs"], 0, r"^warning: .*: run 'broken': its entry \(the run's "
+                                        r"options\) is not readable \(JSONDecodeError"),
+    "runs-names-the-record": (["runs"], 0, UNREADABLE),
+    "report": (["report", "good", "--out", "{out}"], 0, UNREADABLE),
+    "export-csv": (["export", "good", "--format", "csv", "--out", "{out}/good.csv"], 0,
+                   UNREADABLE),
+    "export-jsonl": (["export", "good", "--format", "jsonl", "--out", "{out}/good.jsonl"], 0,
+                     r"^{out}/good\.jsonl$"),
+    "export-summary": (["export", "good", "--format", "summary", "--out", "{out}/s.json"], 0,
+                       UNREADABLE),
+    "leaderboard": (["leaderboard", "--out", "{out}"], 0, r"^written: {out}/"),
+    "gate": (["gate", "good", "--baseline", "good", "--fail-on", "repeated_words:-5%"], 0,
+             r"^gate: passed"),
+    "compare": (["compare", "good", "broken", "--out", "{out}"], 0, r"^plots and page: "),
+    # a run with no records to export, and an --out whose folder cannot be made
+    "export-a-run-without-records": (["export", "broken", "--format", "csv", "--out",
+                                      "{out}/x.csv"], 2,
+                                     r"^error: run 'broken' in .* has no records to export"),
+    "export-out-under-a-file": (["export", "good", "--format", "csv", "--out",
+                                 "{file}/sub/x.csv"], 2,
+                                r"^error: --out .*/file/sub: the folder cannot be made: "
+                                r".*/file is a file, not a folder; give a folder you can write"),
+    "export-out-cannot-be-made": (["export", "good", "--format", "csv", "--out",
+                                   "/proc/contextrot-none/x.csv"], 2,
+                                  r"^error: --out /proc/contextrot-none: the folder cannot be "
+                                  r"made: .*; give a folder you can write"),
+    "report-out-cannot-be-made": (["report", "good", "--out", "/proc/contextrot-none"], 2,
+                                  r"^error: --out /proc/contextrot-none: the folder cannot be "
+                                  r"made"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_STORE)
+def test_an_unreadable_entry_in_the_store_is_named_and_the_rest_is_read(name, damaged,
+                                                                        tmp_path):
+    args, status, line = BAD_STORE[name]
+    out = tmp_path / "elsewhere"
+    (tmp_path / "file").write_text("a file")
+    fill_out = {"{out}": str(out), "{file}": str(tmp_path / "file")}
+    for mark, value in fill_out.items():
+        args = [a.replace(mark, value) for a in args]
+    ran = run(reporting_command(*args, "--results-dir", str(damaged)))
+    ran.assert_clean(status, line.replace("{out}", re.escape(str(out))))
 
 
 @pytest.mark.skipif(not UNSHARE, reason="a small disk of its own needs a mount namespace "
