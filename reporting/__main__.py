@@ -19,6 +19,7 @@ import argparse
 import importlib
 import json
 import math
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -61,6 +62,22 @@ def open_store(results_dir: str) -> ResultsStore:
     return ResultsStore(database, read_only=True)  # every command here only reads it
 
 
+def output_folder(folder: Path, option: str) -> Path:
+    """``folder``, made if missing; one line naming it (and ``option``) where it cannot be."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        existing = next((p for p in (folder, *folder.parents) if p.exists()), folder)
+        why = f"{existing} is a file, not a folder" if not existing.is_dir() else \
+            f"{error.strerror or error}" + (f" ({existing})" if existing != folder else "")
+        raise CommandError(f"{option} {folder}: the folder cannot be made: {why}; give a "
+                           "folder you can write") from None
+    if not os.access(folder, os.W_OK | os.X_OK):  # (a read-only mount too, even as root)
+        raise CommandError(f"{option} {folder}: the folder is read-only; give a folder you "
+                           "can write")
+    return folder
+
+
 def resolve_run(store: ResultsStore, run_id: str) -> str:
     runs = [r["run_id"] for r in store.runs()]
     if run_id == "latest" and runs:
@@ -90,6 +107,8 @@ def command_report(args) -> int:
     store = open_store(args.results_dir)
     run_id = resolve_run(store, args.run)
     run_dir = Path(args.out) if args.out else Path(args.results_dir) / run_id
+    if args.out:
+        output_folder(run_dir, "--out")
     files = write_stored_run(store, run_id, load_catalog(args.experiments), run_dir,
                              settings(args), warn=lambda message: print(message, file=sys.stderr))
     print(files.report)
@@ -112,6 +131,8 @@ def command_leaderboard(args) -> int:
     board = collect(store, load_catalog(args.experiments),  # one rule for every model
                     settings(args) or verdict_settings.VerdictSettings())
     out = Path(args.out) if args.out else Path(args.results_dir) / "leaderboard"
+    if args.out:
+        output_folder(out, "--out")
     paths = write(board, out)
     print(markdown(board))
     print("written: " + ", ".join(str(p) for p in paths.values()))
@@ -157,6 +178,8 @@ def command_compare(args) -> int:
         print(f"compare: REFUSED (exit {gate.NOT_COMPARABLE_EXIT}): {mixed}", file=sys.stderr)
         return gate.NOT_COMPARABLE_EXIT
     out = Path(args.out) if args.out else Path(args.results_dir) / "compare" / "__".join(run_ids)
+    if args.out:
+        output_folder(out, "--out")
     figures: dict[str, list[Path]] = {}
     for name, experiment in sorted(experiments.items()):
         drawn = [overlay_curves(runs, experiment, out), side_by_side_heatmaps(runs, experiment,
@@ -184,13 +207,20 @@ def command_compare(args) -> int:
 def command_export(args) -> int:
     store = open_store(args.results_dir)
     run_id = resolve_run(store, args.run)
+    frame = store.frame(run_id)
+    if frame.empty:  # (none stored, or none readable: each was named)
+        raise CommandError(f"run {run_id!r} in {store.database} has no records to export; "
+                           "run its command again, or export another run (`python -m "
+                           "reporting runs` lists them)")
     if args.format == "inspect":
         return export_inspect(store, run_id, args)
-    frame = store.frame(run_id)
     suffix = {"csv": ".csv", "jsonl": ".jsonl", "parquet": ".parquet",
               "summary": "-summary.json"}[args.format]
     out = Path(args.out) if args.out else Path(args.results_dir) / run_id / f"export{suffix}"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    if args.out:
+        output_folder(out.parent, "--out")
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
     if args.format == "jsonl":
         with out.open("w", encoding="utf-8") as handle:
             for record in store.records(run_id):
@@ -217,6 +247,8 @@ def export_inspect(store: ResultsStore, run_id: str, args) -> int:
     from reporting.render.inspect_log import InspectMissing, export_run
 
     out = Path(args.out) if args.out else Path(args.results_dir) / run_id / "inspect"
+    if args.out:
+        output_folder(out, "--out")
     try:
         paths = export_run(store, run_id, load_catalog(args.experiments), out)
     except InspectMissing as error:

@@ -13,6 +13,7 @@ verdict: ``curve_tables.py``, ``verdicts.py``).
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 from importlib import metadata
@@ -375,6 +376,11 @@ def _check_inspect_log_dir(folder: Path) -> None:
     if not existing.is_dir():
         raise pytest.UsageError(f"--inspect-log-dir {folder}: {existing} is a file, not a "
                                 "folder; give a folder (it is made if missing)")
+    if not os.access(existing, os.W_OK | os.X_OK):  # (a read-only mount too, even as root)
+        where = "is read-only" if existing == folder else f"cannot be made: {existing} is " \
+                                                           "read-only"
+        raise pytest.UsageError(f"--inspect-log-dir {folder} {where}; give a folder you can "
+                                "write")
 
 
 def _unit_option(config: pytest.Config) -> str:

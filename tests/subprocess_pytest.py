@@ -37,12 +37,12 @@ def run_pytest(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT,
                           capture_output=True, text=True, timeout=timeout)
 
 
-def run_scripted(marker: str, base_url: str, results: Path,
-                 *extra: str) -> subprocess.CompletedProcess:
+def run_scripted(marker: str, base_url: str, results: Path, *extra: str,
+                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """``pytest benchmarks -m MARKER`` against the scripted server at ``base_url``, as the
     run ``run`` under ``results``."""
     return run_pytest("-m", marker, "-q", "--model", "scripted", "--base-url", base_url,
-                      "--results-dir", str(results), "--run-id", "run", *extra)
+                      "--results-dir", str(results), "--run-id", "run", *extra, env=env)
 
 
 def run_records(results: Path, run_id: str = "run") -> list[dict]:

@@ -20,8 +20,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import json
+import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator
 
 from reporting.storage.records import SampleRecord, excerpt
 from reporting.storage.sqlite import connect_reader, connect_shared
@@ -50,15 +51,25 @@ CREATE INDEX IF NOT EXISTS samples_by_experiment ON samples(run_id, experiment);
 """
 
 
+def _say(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 class ResultsStore:
-    def __init__(self, database: Path, *, read_only: bool = False):
+    def __init__(self, database: Path, *, read_only: bool = False,
+                 warn: Callable[[str], None] = _say):
         """``read_only``: only read (``python -m reporting``, a baseline): no lock file and
-        no schema, so a store in a read-only folder is read as it is."""
+        no schema, so a store in a read-only folder is read as it is. ``warn`` is told, once
+        each, of the entries that cannot be read (a record or a run's options that a crash,
+        a disk or a hand left as something other than JSON): they are left out, the rest
+        read."""
         self.database = database
+        self._warn = warn
+        self._unreadable: set[tuple[str, str]] = set()
         self._db = connect_reader(database) if read_only else \
             connect_shared(database, _SCHEMA)
         self._appending: dict[Path, IO[str]] = {}
@@ -124,26 +135,48 @@ class ResultsStore:
             "SELECT run_id, started_at, finished_at, exit_status, info FROM runs "
             "ORDER BY started_at, run_id").fetchall()
         return [{"run_id": r[0], "started_at": r[1], "finished_at": r[2], "exit_status": r[3],
-                 "info": json.loads(r[4])} for r in rows]
+                 "info": self._info(r[0], r[4])} for r in rows]
 
     def run_info(self, run_id: str) -> dict:
         row = self._db.execute("SELECT info FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
             raise KeyError(f"no run {run_id!r} in {self.database}")
-        return json.loads(row[0])
+        return self._info(run_id, row[0])
+
+    def _info(self, run_id: str, text: str) -> dict:
+        """A run's options, or {} (said once) where its entry cannot be read."""
+        try:
+            info = json.loads(text)
+        except (ValueError, TypeError) as error:
+            info = error
+        if isinstance(info, dict):
+            return info
+        self._left_out(("run", run_id), f"run {run_id!r}: its entry (the run's options) is "
+                       f"not readable ({_problem(info)}); read without them")
+        return {}
+
+    def _left_out(self, entry: tuple[str, str], message: str) -> None:
+        if entry not in self._unreadable:
+            self._unreadable.add(entry)
+            self._warn(f"warning: {self.database}: {message}")
 
     def latest_run(self, before: str | None = None) -> str | None:
         rows = [r["run_id"] for r in self.runs() if r["run_id"] != before]
         return rows[-1] if rows else None
 
     def records(self, run_id: str, experiment: str | None = None) -> Iterator[SampleRecord]:
-        query = "SELECT record FROM samples WHERE run_id = ?"
+        query = "SELECT sample_id, record FROM samples WHERE run_id = ?"
         args: tuple = (run_id,)
         if experiment:
             query += " AND experiment = ?"
             args += (experiment,)
-        for (text,) in self._db.execute(query + " ORDER BY sample_id", args):
-            yield SampleRecord.from_json(text)
+        for sample_id, text in self._db.execute(query + " ORDER BY sample_id", args):
+            try:
+                yield SampleRecord.from_json(text)
+            except (ValueError, TypeError, AttributeError) as error:
+                self._left_out((run_id, sample_id), f"run {run_id!r}, sample {sample_id}: its "
+                               f"record is not readable ({_problem(error)}); left out (run the "
+                               "run's command again to record it anew)")
 
     def experiments(self, run_id: str) -> list[str]:
         """The experiments with records in ``run_id``, in name order."""
@@ -154,6 +187,13 @@ class ResultsStore:
     def frame(self, run_id: str, experiment: str | None = None, *,
               output_chars: int | None = None) -> pd.DataFrame:
         return records_frame(self.records(run_id, experiment), output_chars=output_chars)
+
+
+def _problem(error: object) -> str:
+    """What is wrong with an entry, in a few words."""
+    if isinstance(error, Exception):
+        return f"{type(error).__name__}: {str(error)[:80]}"
+    return f"JSON {type(error).__name__}, not an object"
 
 
 def records_frame(records: Iterable[SampleRecord], *,

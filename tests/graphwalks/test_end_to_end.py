@@ -17,6 +17,7 @@ from benchmarks.graphwalks import original, stimulus
 from fixtures.scripted_server import ScriptedServer
 from fixtures.tokenizer import o200k
 
+from ..data_dir import env_without
 from ..subprocess_pytest import run_pytest, run_records, run_scripted
 from .helpers import exact, original_row, player, within_hops
 
@@ -24,7 +25,10 @@ CONTEXT = 4_000_000  # the scripted server's context: nothing here overflows
 
 
 def run(server: ScriptedServer, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return run_scripted("graphwalks", server.base_url, results, *extra)
+    """A run whose data directory lacks the original's files (the ``auto`` source would take
+    them wherever a user fetched them): a test that wants them gives their folder."""
+    return run_scripted("graphwalks", server.base_url, results, *extra,
+                        env=env_without(results.parent / "data-without-graphwalks", "graphwalks"))
 
 
 records = run_records

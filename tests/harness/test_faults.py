@@ -17,6 +17,7 @@ them. Without either (no CAP_SYS_ADMIN as root) those cases are skipped, saying 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import os
 import re
@@ -33,8 +34,9 @@ from typing import Callable
 
 import pytest
 
-from fixtures.scripted_server import DROP, Fault, ScriptedServer
+from fixtures.scripted_server import DROP, JSON_ENCODERS, Fault, ScriptedServer
 
+from ..data_dir import own_data_dir
 from ..subprocess_pytest import child_env as subprocess_env
 from ..subprocess_pytest import pytest_command, without_module
 
@@ -44,7 +46,9 @@ NIAH = ["-m", "niah", "-k", "ctx0.5k"]  # two NIAH samples: its test meets a fau
 SERVER_UNIT = ["--tokenizer", "server", *NIAH]
 RUN_S = 180  # a subprocess that has not ended by then has hung
 SECRET = "s3cret-in-the-url"
-KEY = "sk-contextrot-test-key-never-shown-8d1f0c"  # every run's $OPENAI_API_KEY
+# every run's $OPENAI_API_KEY: a character of each class a JSON encoder may escape ("/": PHP,
+# "&": Go, "-": a \u-escaping encoder), so a server's escaped echo of it is a real test
+KEY = "sk-contextrot/test&key-never-shown-8d1f0c"
 # Every row runs with these: a traceback would show its frames' locals, and JUnit keeps it
 SHOW_ALL = ["-l", "--tb=long", "--junitxml", "{tmp}/junit.xml"]
 TRACEBACK = re.compile(
@@ -117,6 +121,9 @@ class Row:
     # the run shows what the server says (an error body, a refusal, an answer): also run it
     # against a server that quotes the key it received in every body it sends
     server_text: bool = False
+    # data files the run meets broken (a path below the data directory: its bytes): written
+    # in a data directory of the test's own, {tmp}/data, that reads the user's for the rest
+    data: dict[str, bytes] = dataclasses.field(default_factory=dict)
 
     def command(self, server: ScriptedServer, tmp: Path, *more: str) -> list[str]:
         args = [fill_in(a, server, tmp) for a in [*self.args, *SHOW_ALL]]
@@ -125,6 +132,8 @@ class Row:
 
     def environment(self, server: ScriptedServer, tmp: Path) -> dict[str, str]:
         env = {"OPENAI_API_KEY": KEY, **self.env}
+        if self.data:
+            env["CONTEXTROT_DATA_DIR"] = "{tmp}/data"
         return child_env(**{k: v and fill_in(v, server, tmp) for k, v in env.items()})
 
 
@@ -199,18 +208,6 @@ def mrcr_table(**columns):
     return lambda: pa.Table.from_pylist([{k: v for k, v in row.items() if v is not None}])
 
 
-def bad_data_dir(name: str, junk: bytes) -> Callable[[Path], None]:
-    """``{tmp}/data``: the shared data directory's files, and ``name`` holding ``junk``."""
-    def make(tmp: Path) -> None:
-        shared = Path(child_env()["CONTEXTROT_DATA_DIR"])
-        (tmp / "data").mkdir()
-        for entry in shared.iterdir():
-            (tmp / "data" / entry.name).symlink_to(entry)
-        (tmp / "data" / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / "data" / name).write_bytes(junk)
-    return make
-
-
 def nolima_folder(change: Callable[[Path], object] = lambda folder: None
                   ) -> Callable[[Path], None]:
     """``{tmp}/nolima``: a small folder in NoLiMa's layout (made-up content), then changed."""
@@ -278,6 +275,13 @@ def baseline_run(*args: str, behaviour: str = "plain") -> Callable[[Path], None]
 
 
 NOT_OPENAI = "is --base-url an OpenAI-compatible API root"
+JUDGED = [*NIAH, "--judge-model", "judge"]  # NIAH, judged by the model "judge"
+
+
+def judge_fault(server: ScriptedServer, fault: Fault) -> None:
+    """``fault`` answers every request to the judge; the model's are answered as usual."""
+    fill(server, always=fault)
+    server.faults_for = lambda request: request.get("model") == "judge"
 COUNTING_FIX = "fix the endpoint's counting, give the model's tokenizer.json"
 MRCR_ORIGINAL = ["-m", "mrcr", "--mrcr-source", "original", "--mrcr-original-dir", "{tmp}/mrcr"]
 MRCR_FIX = r"; replace it with openai/mrcr's file"
@@ -353,6 +357,15 @@ ROWS: dict[str, Row] = {
                              fault=lambda server: fill(server, always=Fault(
                                  200, body="<html><body>Welcome to nginx</body></html>")),
                              xdist=True, server_text=True),
+    # a 200 whose body is not JSON, or not UTF-8, under a JSON Content-Type: the same line
+    "chat-answers-not-json": Row(ONE, 2, r"not a chat completion: the body is not JSON "
+                                 rf"\(Expecting value\): {NOT_OPENAI}",
+                                 fault=lambda server: fill(server, always=Fault(
+                                     200, body=b'{"choices": [')), xdist=True),
+    "chat-answers-not-utf8": Row(ONE, 2, r"not a chat completion: the body is not UTF-8 "
+                                 rf"\(invalid start byte at byte 13\): {NOT_OPENAI}",
+                                 fault=lambda server: fill(server, always=Fault(
+                                     200, body=b'{"choices": "\xff\xfe"}')), xdist=True),
     "chat-answers-no-choices": Row(ONE, 2, f"200 with no choices: {NOT_OPENAI}",
                                    fault=lambda server: fill(server, always=Fault(
                                        200, body={"object": "chat.completion",
@@ -413,6 +426,30 @@ ROWS: dict[str, Row] = {
                             xdist=True, debug=True),
     "niah-closed-port": Row(["--base-url", "http://127.0.0.1:{closed}/v1", *NIAH], 2,
                             r"cannot reach http://127\.0\.0\.1:\d+/v1 .*: start the server"),
+    # the judge's faults name the judge's options (--judge-base-url, --judge-api-key-env,
+    # --judge-model), whether or not the model's endpoint is the same
+    "judge-closed-port": Row([*JUDGED, "--judge-base-url", "http://127.0.0.1:{closed}/v1"], 2,
+                             r"cannot reach http://127\.0\.0\.1:\d+/v1 .*: start the server, or "
+                             r"fix --judge-base-url", xdist=True),
+    "judge-refused-key": Row([*JUDGED, "--judge-api-key-env", "JUDGE_KEY"], 2,
+                             r"refused the request \(401\): check the API key variable "
+                             r"\(--judge-api-key-env\) and --judge-model",
+                             fault=lambda server: setattr(server, "api_key", KEY),
+                             env={"JUDGE_KEY": "judge-key-the-server-refuses"}, xdist=True),
+    "judge-route-404": Row(JUDGED, 2, r"answered 404 to POST /chat/completions .*: is "
+                           r"--judge-base-url the API root .*serve --judge-model 'judge'\?",
+                           fault=lambda server: judge_fault(server, Fault(404)),
+                           server_text=True, xdist=True),
+    "judge-answers-not-json": Row(JUDGED, 2, r"not a chat completion: the body is not JSON "
+                                  r"\(Expecting value\): is --judge-base-url an",
+                                  fault=lambda server: judge_fault(server, Fault(
+                                      200, body=b"<html>a judge's proxy</html>")),
+                                  xdist=True),
+    "judge-answers-not-utf8": Row(JUDGED, 2, r"not a chat completion: the body is not UTF-8 "
+                                  r"\(invalid continuation byte at byte \d+\): is "
+                                  r"--judge-base-url an", xdist=True,
+                                  fault=lambda server: judge_fault(server, Fault(
+                                      200, body=b'{"choices": "caf\xe9 au lait"}'))),
     "niah-builtin-random-cannot-count": Row(
         ["--model", "builtin:random", *SERVER_UNIT], 2,
         "--tokenizer server counts through an endpoint; builtin:random has none: use o200k",
@@ -506,13 +543,11 @@ ROWS: dict[str, Row] = {
     "ruler-qa-file-not-the-registered-one": Row(
         ["-m", "ruler", "--ruler-tasks", "qa_1", "--ruler-lengths", "4k"], 1,
         r"squad/dev-v2\.0\.json has sha256 .*: replace it with the registered file",
-        env={"CONTEXTROT_DATA_DIR": "{tmp}/data"},
-        prepare=bad_data_dir("squad/dev-v2.0.json", b'{"data": [')),
+        data={"squad/dev-v2.0.json": b'{"data": ['}),
     "ruler-qa-file-not-the-registered-one-plan": Row(
         ["-m", "ruler", "--ruler-tasks", "qa_1", "--ruler-lengths", "4k", "--plan"], 1,
         r"squad/dev-v2\.0\.json has sha256 .*: replace it with the registered file",
-        env={"CONTEXTROT_DATA_DIR": "{tmp}/data"},
-        prepare=bad_data_dir("squad/dev-v2.0.json", b'{"data": [')),
+        data={"squad/dev-v2.0.json": b'{"data": ['}),
     **{f"{name}{'-plan' if plan else ''}": Row(
         [*NOLIMA, *(["--plan"] if plan else [])], 1, line,
         prepare=None if change is None else nolima_folder(change))
@@ -665,32 +700,81 @@ CASES = [pytest.param(name, (), False, id=name) for name in ROWS] + \
     [pytest.param(name, (), True, id=f"{name}-echoed-key") for name, row in ROWS.items()
      if row.server_text] + \
     [pytest.param(name, ("-n", "16"), True, id=f"{name}-echoed-key-n16")
+     for name, row in ROWS.items() if row.server_text and row.xdist] + \
+    [pytest.param(name, (), encoder, id=f"{name}-echoed-key-{encoder}")  # the key escaped
+     for name, row in ROWS.items() if row.server_text for encoder in JSON_ENCODERS] + \
+    [pytest.param(name, ("-n", "16"), "unicode", id=f"{name}-echoed-key-unicode-n16")
      for name, row in ROWS.items() if row.server_text and row.xdist]
+INSPECT = importlib.util.find_spec("inspect_ai") is not None  # [inspect]: its logs too
 WRITTEN = (".json", ".jsonl", ".html", ".md", ".csv", ".log", ".xml", ".sqlite", ".sqlite-wal")
 
 
 @pytest.mark.parametrize(("name", "more", "echo"), CASES)
 def test_each_fault_is_one_line_with_its_exit_status(name, more, echo, server, tmp_path):
     """``echo``: the server quotes the key it received at the start of every body it sends
-    (a gateway's error, an answer, a page): the run's line changes, its status does not, and
-    the key is masked everywhere."""
+    (a gateway's error, an answer, a page), its JSON written by json.dumps (True) or by an
+    encoder that escapes a class of the key's characters (JSON_ENCODERS' name): the run's
+    line changes, its status does not, and the key is masked everywhere, its inspect logs
+    included."""
     row = ROWS[name]
     row.fault(server)
-    server.echo_key = echo
+    server.echo_key = bool(echo)
+    server.json_encoder = echo if isinstance(echo, str) else None
+    if echo and row.status != 4 and INSPECT:
+        more = (*more, "--inspect-log-dir", str(tmp_path / "inspect"))
     if row.prepare is not None:
         row.prepare(tmp_path)
+    if row.data:
+        own_data_dir(tmp_path / "data", files=row.data, user=Path(child_env()[
+            "CONTEXTROT_DATA_DIR"]))
     ran = run(row.command(server, tmp_path, *more), row.environment(server, tmp_path))
     ran.assert_clean(row.status, row.line if not echo else "")
     if row.check is not None:
         row.check(tmp_path)
     written = [p.read_bytes().decode(errors="replace") for p in tmp_path.rglob("*")
                if p.relative_to(tmp_path).parts[0] != "data"  # (the shared data, linked)
-               and p.is_file() and p.suffix in WRITTEN]
+               and p.is_file() and p.suffix in WRITTEN] + \
+        [inspect_log_text(log) for log in tmp_path.rglob("*.eval")]
     # (a usage error, exit 4, ends pytest before it writes one)
     assert (tmp_path / "junit.xml").is_file() or row.status == 4
     assert [text.count(KEY) + text.count(SECRET) for text in [ran.output, *written]] == \
         [0] * (1 + len(written))
     assert server.echoed or not echo  # it did quote the key (a canary that can fail)
+
+
+def digests(folder: Path) -> dict[str, str]:
+    """Every file below ``folder``, links followed, by its sha256."""
+    import hashlib
+
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+DATA_ROWS = [name for name, row in ROWS.items() if row.data]
+
+
+def test_the_rows_that_break_data_leave_the_users_data_byte_identical(server, tmp_path,
+                                                                       monkeypatch):
+    """A user's data directory holding files of their own at every path a row breaks (a
+    SQuAD folder of their own, fetched): after every such row has run against it, each of its
+    files is as it was."""
+    user = own_data_dir(tmp_path / "user-data", user=Path(child_env()["CONTEXTROT_DATA_DIR"]),
+                        files={path: f"the user's own {path}\n".encode() * 100
+                               for name in DATA_ROWS for path in ROWS[name].data})
+    before = digests(user)
+    monkeypatch.setenv("CONTEXTROT_DATA_DIR", str(user))
+    for name in DATA_ROWS:
+        (tmp_path / name).mkdir()
+        test_each_fault_is_one_line_with_its_exit_status(name, (), False, server,
+                                                         tmp_path / name)
+    assert DATA_ROWS and digests(user) == before
+
+
+def inspect_log_text(path: Path) -> str:
+    """An inspect log (a compressed zip) as inspect_ai reads it, samples included, as JSON."""
+    from inspect_ai.log import read_eval_log
+
+    return read_eval_log(str(path)).model_dump_json()
 
 
 # -- Ctrl-C --------------------------------------------------------------------------------
@@ -774,6 +858,41 @@ def test_ctrl_c_at_any_point_exits_2_with_the_files_of_what_was_recorded(point, 
     if summary["received"] < SAMPLES:
         assert f"contextrot: {SAMPLES - summary['received']} samples were not run (the run " \
                "stopped); run the same command again" in ran.output
+
+
+@pytest.mark.parametrize(("signum", "workers"), [
+    pytest.param(signum, workers, id=f"{signum.name.lower()}-{'n2' if workers else 'serial'}")
+    for signum in (signal.SIGINT, signal.SIGTERM) for workers in [(), ("-n", "2")]])
+def test_a_signal_to_the_controller_alone_stops_its_workers_and_the_rerun_resumes(
+        signum, workers, tmp_path):
+    """What ``kill`` or a CI runner's cancel sends reaches the xdist controller only, not its
+    workers as a terminal's Ctrl-C does: the run still stops within seconds (it once printed
+    "the run stops" and ran every worker's queue to its end), and the same command again
+    runs what is left."""
+    results = tmp_path / "results"
+    with ScriptedServer("copy", latency_s=0.5) as server:
+        command = pytest_command("-m", "repeated_words", "--model", "scripted", "--base-url",
+                                 server.base_url, "--max-connections", "1", "--results-dir",
+                                 str(results), "--run-id", "stopped", *workers)
+        run_ = Watched(command)
+        run_.wait_for(lambda: records_in(results) >= 2)
+        asked = len(server.requests)
+        run_.process.send_signal(signum)  # the controller's pid alone
+        ran = run_.finish()
+        asked_after = len(server.requests) - asked
+        summary = json.loads((results / "stopped" / "summary.json").read_text())
+        assert ran.status == 2, ran.output[-3000:]
+        assert not TRACEBACK.search(ran.output), ran.output[-6000:]
+        name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+        # (serial, the note goes to the test's captured stderr)
+        assert f"contextrot: {name}: the run stops" in ran.output or not workers
+        # no sample is asked once the signal came (the two workers' requests in flight then
+        # may still be sent: one waits for the connection)
+        assert asked_after <= 2 and summary["received"] <= asked + 2 < SAMPLES, \
+            (asked, asked_after, summary["received"])
+        again = run(command)
+    again.assert_clean(0, f"samples: {SAMPLES} received of {SAMPLES} expected")
+    assert records_in(results) == SAMPLES
 
 
 # -- a worker killed mid-run ---------------------------------------------------------------
@@ -887,6 +1006,85 @@ def test_a_read_only_store_is_read_and_writing_to_it_is_one_line(name, stored, t
     ran = run(read_only(stored, reporting_command(*args, "--results-dir", str(stored))))
     ran.assert_clean(status, line.replace("{out}", re.escape(str(out))))
     assert not list(stored.glob("*.lock"))
+
+
+@read_only_possible
+@pytest.mark.skipif(not INSPECT, reason="inspect logs need the [inspect] extra")
+@pytest.mark.parametrize("made", [True, False], ids=["read-only", "under-a-read-only-one"])
+def test_a_read_only_inspect_log_dir_is_named_as_the_folder_it_is(made, server, tmp_path):
+    """Not "the results dir is read-only": the results folder is fine."""
+    parent = tmp_path / "parent"
+    logs = parent / "logs" if not made else parent
+    parent.mkdir()
+    ran = run(read_only(parent, pytest_command(
+        "--model", "scripted", "--base-url", server.base_url, "--results-dir",
+        str(tmp_path / "results"), "--inspect-log-dir", str(logs), *ONE)))
+    where = "is read-only" if made else f"cannot be made: {parent} is read-only"
+    ran.assert_clean(4, rf"^ERROR: --inspect-log-dir {logs} {where}; give a folder you can "
+                        "write$")
+
+
+@pytest.fixture
+def damaged(stored, tmp_path) -> Path:
+    """A copy of ``stored`` where one record of ``good`` and the whole entry of a run
+    ``broken`` (no records) are not JSON, as a crash, a disk or a hand may leave them."""
+    results = tmp_path / "damaged"
+    shutil.copytree(stored, results)
+    with sqlite3.connect(results / "contextrot.sqlite") as db:
+        db.execute("INSERT INTO samples SELECT run_id, sample_id || '-copy', experiment, "
+                   "stimulus_hash, outcome, '{\"experiment\": \"repeated_w' FROM samples")
+        db.execute("INSERT INTO runs(run_id, started_at, info) VALUES ('broken', "
+                   "'2999-01-01T00:00:00+00:00', 'not JSON {')")
+    return results
+
+
+UNREADABLE = r"^warning: .*contextrot\.sqlite: run 'good', sample .*-copy: its record is " \
+             r"not readable \(JSONDecodeError: Unterminated string.*\); left out"
+BAD_STORE = {  # python -m reporting on a store with unreadable entries: named, the rest read
+    "runs": (["runs"], 0, r"^good  started .* samples 1  experiments repeated_words"),
+    "runs-names-the-run": (["runs"], 0, r"^warning: .*: run 'broken': its entry \(the run's "
+                                        r"options\) is not readable \(JSONDecodeError"),
+    "runs-names-the-record": (["runs"], 0, UNREADABLE),
+    "report": (["report", "good", "--out", "{out}"], 0, UNREADABLE),
+    "export-csv": (["export", "good", "--format", "csv", "--out", "{out}/good.csv"], 0,
+                   UNREADABLE),
+    "export-jsonl": (["export", "good", "--format", "jsonl", "--out", "{out}/good.jsonl"], 0,
+                     r"^{out}/good\.jsonl$"),
+    "export-summary": (["export", "good", "--format", "summary", "--out", "{out}/s.json"], 0,
+                       UNREADABLE),
+    "leaderboard": (["leaderboard", "--out", "{out}"], 0, r"^written: {out}/"),
+    "gate": (["gate", "good", "--baseline", "good", "--fail-on", "repeated_words:-5%"], 0,
+             r"^gate: passed"),
+    "compare": (["compare", "good", "broken", "--out", "{out}"], 0, r"^plots and page: "),
+    # a run with no records to export, and an --out whose folder cannot be made
+    "export-a-run-without-records": (["export", "broken", "--format", "csv", "--out",
+                                      "{out}/x.csv"], 2,
+                                     r"^error: run 'broken' in .* has no records to export"),
+    "export-out-under-a-file": (["export", "good", "--format", "csv", "--out",
+                                 "{file}/sub/x.csv"], 2,
+                                r"^error: --out .*/file/sub: the folder cannot be made: "
+                                r".*/file is a file, not a folder; give a folder you can write"),
+    "export-out-cannot-be-made": (["export", "good", "--format", "csv", "--out",
+                                   "/proc/contextrot-none/x.csv"], 2,
+                                  r"^error: --out /proc/contextrot-none: the folder cannot be "
+                                  r"made: .*; give a folder you can write"),
+    "report-out-cannot-be-made": (["report", "good", "--out", "/proc/contextrot-none"], 2,
+                                  r"^error: --out /proc/contextrot-none: the folder cannot be "
+                                  r"made"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_STORE)
+def test_an_unreadable_entry_in_the_store_is_named_and_the_rest_is_read(name, damaged,
+                                                                        tmp_path):
+    args, status, line = BAD_STORE[name]
+    out = tmp_path / "elsewhere"
+    (tmp_path / "file").write_text("a file")
+    fill_out = {"{out}": str(out), "{file}": str(tmp_path / "file")}
+    for mark, value in fill_out.items():
+        args = [a.replace(mark, value) for a in args]
+    ran = run(reporting_command(*args, "--results-dir", str(damaged)))
+    ran.assert_clean(status, line.replace("{out}", re.escape(str(out))))
 
 
 @pytest.mark.skipif(not UNSHARE, reason="a small disk of its own needs a mount namespace "

@@ -9,7 +9,7 @@ from urllib.parse import quote
 import openai
 import pytest
 
-from fixtures.keys import MASK, hold, key_from, masked, revealed
+from fixtures.keys import MASK, hold, key_from, masked, masked_body, revealed
 from fixtures.models import OpenAIChatModel, error_message
 from fixtures.scripted_server import Fault, ScriptedServer
 
@@ -62,3 +62,34 @@ def test_whatever_a_server_says_reaches_the_harness_with_the_key_masked(monkeypa
     assert server.echoed == 2 and answer.text.startswith(f"from key {MASK}: ")
     assert KEY not in str(refused.value) and error_message(refused.value).startswith(
         f"from key {MASK}: bad request")
+
+
+@pytest.mark.parametrize("encode", [
+    lambda text: text.replace("/", "\\/").encode(),  # PHP's json_encode
+    lambda text: text.replace("&", "\\u0026").encode(),  # Go's encoding/json
+    lambda text: text.replace("-", "\\u002d").encode(),  # an encoder escaping punctuation
+    lambda text: text.replace("-", "\\u002D").encode(),  # upper-case hex
+    lambda text: text.encode("utf-16"),  # a whole body in UTF-16, as json.loads reads it
+], ids=["php-slash", "go-ampersand", "u-escaped-dash", "u-escaped-upper", "utf-16"])
+def test_a_secret_in_a_json_body_is_masked_however_the_encoder_escaped_it(encode):
+    secret = "sk-escaped/key&never-shown-77"
+    hold(secret)
+    body = json.dumps({"error": {"message": f"from key {secret}"}, "n": 1,
+                       f"key {secret}": [secret]})
+    found = json.loads(masked_body(encode(body)))
+    assert secret not in json.dumps(found, ensure_ascii=False)
+    assert found == {"error": {"message": f"from key {MASK}"}, "n": 1,
+                     f"key {MASK}": [MASK]}
+
+
+def test_a_body_without_a_secret_goes_on_byte_for_byte():
+    hold("sk-another-held-secret-88")
+    for body in [b'{"a": "b\\/c \\u0026"}', b"<html>page</html>", b"\xff\xfe not text"]:
+        assert masked_body(body) is body
+
+
+def test_a_page_in_its_own_charset_is_masked_in_its_text():
+    secret = "sk-latin-secret-99"
+    hold(secret)
+    page = f"<p>cl\u00e9 {secret}</p>".encode("utf-16-le")
+    assert masked_body(page, "utf-16-le").decode("utf-16-le") == f"<p>cl\u00e9 {MASK}</p>"

@@ -12,6 +12,7 @@ from pathlib import Path
 from benchmarks.longmemeval import scoring
 from fixtures.scripted_server import ScriptedServer
 
+from ..data_dir import env_without
 from ..subprocess_pytest import run_pytest, run_records, run_scripted
 from .helpers import (JUDGE, chroma_csvs, chroma_rows, generated_answers, longmemeval_file,
                       short_only, write_rows)
@@ -22,7 +23,10 @@ CHROMA_PROMPT_SHA256 = "883431f0c300ba3631db63a387f4456fb586ceabcea54361f8864ec9
 
 
 def run(server: ScriptedServer, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return run_scripted("longmemeval", server.base_url, results, *extra)
+    """A run whose data directory lacks the original's files (the ``auto`` source would take
+    them wherever a user fetched them): a test that wants them gives their folder."""
+    return run_scripted("longmemeval", server.base_url, results, *extra,
+                        env=env_without(results.parent / "data-without-longmemeval", "longmemeval"))
 
 
 records = run_records

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from fixtures.scripted_server import Fault, ScriptedServer
 
+from ..data_dir import env_without
 from ..subprocess_pytest import run_pytest, run_records, run_scripted
 from .helpers import first, gold
 from .test_original import original_rows, write_original
@@ -19,7 +20,10 @@ CONTEXT = 4_000_000  # the scripted server's context: nothing here overflows
 
 
 def run(server: ScriptedServer, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return run_scripted("mrcr", server.base_url, results, *extra)
+    """A run whose data directory lacks the original's files (the ``auto`` source would take
+    them wherever a user fetched them): a test that wants them gives their folder."""
+    return run_scripted("mrcr", server.base_url, results, *extra,
+                        env=env_without(results.parent / "data-without-mrcr", "mrcr"))
 
 
 records = run_records

@@ -15,7 +15,8 @@ import pytest
 from fixtures.scripted_server import ScriptedServer
 from fixtures.tokenizer import o200k
 
-from ..subprocess_pytest import run_records, run_scripted
+from ..data_dir import own_data_dir
+from ..subprocess_pytest import child_env, run_records, run_scripted
 from .helpers import NAMES, reference_prompts, write_folder
 
 OWN_NAMES = json.loads((Path(__file__).parents[2] / "benchmarks" / "nolima" /
@@ -39,8 +40,9 @@ def guesses_another(request: dict) -> str:
     return next(other for other in pool if other != name and other not in name)
 
 
-def run(server: ScriptedServer, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return run_scripted("nolima", server.base_url, results, *extra)
+def run(server: ScriptedServer, results: Path, *extra: str,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return run_scripted("nolima", server.base_url, results, *extra, env=env)
 
 
 records = run_records
@@ -85,9 +87,11 @@ def test_without_nolimas_data_one_case_names_it_and_contextrots_own_needles_run(
     """The default at full scale, no nolima/ in the data directory: one [unavailable] case
     says what to fetch and its licence; contextrot's own sets run, and a model naming another
     character scores 0."""
+    # the absence is the test's own: a user's data directory may well hold NoLiMa's files
+    data = own_data_dir(tmp_path / "data", without=["nolima"])
     with ScriptedServer(guesses_another, context_length=1_000_000) as server:
         done = run(server, tmp_path / "results", "--scale", "full", "--nolima-lengths", "250",
-                   "-k", "d048 or nolima_data")
+                   "-k", "d048 or nolima_data", env=child_env(CONTEXTROT_DATA_DIR=str(data)))
     assert done.returncode == 1, done.stdout[-3000:]
     assert re.search(r"nolima: NoLiMa's data is not in .*nolima: fetch needlesets/"
                      r"\{needle_set,needle_set_ONLYDirect\}\.json .* from https://huggingface"
