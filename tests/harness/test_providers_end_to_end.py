@@ -19,7 +19,7 @@ import pytest
 from fixtures.native_servers import AnthropicServer, GeminiServer, camel
 
 from ..ruler import oracle
-from ..subprocess_pytest import child_env, run_pytest
+from ..subprocess_pytest import child_env, run_pytest, without_module
 
 KEYS = {"anthropic": "sk-ant-e2e-secret-0001", "google": "AIza-e2e-secret-0002"}
 SERVERS = {"anthropic": AnthropicServer, "google": GeminiServer}
@@ -151,3 +151,13 @@ def test_neither_key_appears_in_any_file_or_terminal_line(runs):
             assert key not in runs[case]["terminal"]
     # the servers did quote them: what reached the harness was masked
     assert any("**********" in r["output"] for r in runs["anthropic", "on"]["records"])
+
+
+def test_a_provider_without_its_sdk_is_one_line(tmp_path):
+    hidden = without_module(tmp_path / "site", "anthropic")
+    done = run_pytest(*RULER, "--provider", "anthropic", "--model", "claude", "--plan",
+                      env=child_env(PYTHONPATH=hidden, ANTHROPIC_API_KEY=KEYS["anthropic"]))
+    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "ERROR: --provider anthropic needs the anthropic package: pip install " \
+           "'contextrot[providers]'" in done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
