@@ -300,3 +300,12 @@ def test_the_server_unit_counts_through_count_tokens(provider_name):
                                                 r"answered 400 \(API key not valid"):
             make_unit("server", base_url=server.base_url, model="scripted", api_key=KEY,
                       provider=provider_name)
+
+
+@pytest.mark.asyncio
+async def test_a_page_where_the_api_should_be_stops_the_run_naming_the_root(server, provider):
+    server.chat_fault = Fault(200, "<html><body>Welcome to nginx!</body></html>")
+    root = {"anthropic": "Anthropic's API root", "google": "Gemini's API root"}[provider]
+    with pytest.raises(EndpointFatal, match=f"not a .*: is --base-url {root}"):
+        await client(server, provider).complete(ASK, max_tokens=20)
+    assert len(server.requests) == 2
