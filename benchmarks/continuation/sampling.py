@@ -48,11 +48,14 @@ async def ask(record, model, *, temperature: float, sampling: dict, seed: int,
 
 
 def bad_request(error: Exception) -> bool:
-    """The endpoint's 400. openai is imported here, where the client has loaded it: at module
-    level it would load everywhere, and --plan, which sends nothing, would pay its second."""
+    """The endpoint's 400 (OpenAI's own error, or another provider's refusal). openai is
+    imported here, where the client has loaded it: at module level it would load everywhere,
+    and --plan, which sends nothing, would pay its second."""
     import openai
 
-    return isinstance(error, openai.BadRequestError)
+    from fixtures.models import RequestRefused
+
+    return isinstance(error, (openai.BadRequestError, RequestRefused))
 
 
 def _refuse(name: str, message: str) -> None:

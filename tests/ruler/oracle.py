@@ -78,3 +78,9 @@ def perfect(request: dict) -> str:
 
 def drop(request: dict) -> str:
     return " ".join(answer(prompt_of(request))[::2])
+
+
+def wrong(request: dict) -> str:
+    """Thinking that names a wrong value and none of the right ones (a scorer that read the
+    thinking would find it there)."""
+    return "The special magic value must be 0000000; I will answer with 0000000."
