@@ -31,8 +31,8 @@ EXPERIMENT = Experiment(
     absolute=0.856,  # RULER's bar: Llama-2-7B-chat's 4k score, 85.6
     published=f"{__name__}.published:TABLES",  # reference rows, never gated
     stratum="params.task",  # a length's score is the mean of its task scores, as RULER's
-    on_embedded=("its grid sized to this model: one needle among 2 to 18 alike, 232 to "
-                 "512 tokens (--model runs the usual grid)"),
+    on_embedded=("its grid sized to this model: a needle among 2 to 17 others of its form, "
+                 "240 to 512 tokens (--model runs the usual grid)"),
 )
 
 
@@ -45,7 +45,7 @@ def add_options(group) -> None:
     group.addoption("--ruler-lengths", default=None, metavar="LENGTHS",
                     help="RULER target lengths, e.g. 4k,8k,128k or 1m (k = 1,024 tokens; "
                          "default: 4k to 128k at --scale full, 1k,1.5k,2k at --scale test; "
-                         "240,256,320,384,512 at --scale test on the embedded model)")
+                         "240,256,288,384,512 at --scale test on the embedded model)")
     group.addoption("--ruler-samples", type=int, default=None, metavar="N",
                     help="RULER samples per task and length (default: 500 at --scale full, "
                          "1 at --scale test, 10 on the embedded model)")

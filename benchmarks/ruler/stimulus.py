@@ -62,7 +62,7 @@ NOISE = ("The grass is green. The sky is blue. The sun is yellow. Here we go. Th
 # Needle depths in the essay: round(linspace(0, 100, 40)), 0 to 100 in 40 steps.
 DEPTHS = tuple(int(depth) for depth in np.round(np.linspace(0, 100, num=40)))
 SMALL = 4096  # below this length RULER uses smaller increments and CWE a smaller example
-# Below this length (never RULER's: the embedded model's grid, 224 to 512 tokens) a noise or
+# Below this length (never RULER's: the embedded model's grid, 240 to 512 tokens) a noise or
 # needle haystack grows by one line, not 5: a prompt of a few lines fits, and the sizes
 # between two lengths are not one increment apart.
 TINY = 512
