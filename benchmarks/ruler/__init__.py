@@ -45,7 +45,7 @@ def add_options(group) -> None:
     group.addoption("--ruler-lengths", default=None, metavar="LENGTHS",
                     help="RULER target lengths, e.g. 4k,8k,128k or 1m (k = 1,024 tokens; "
                          "default: 4k to 128k at --scale full, 1k,1.5k,2k at --scale test; "
-                         "240,256,288,384,512 at --scale test on the embedded model)")
+                         "216,240,288,384,512 at --scale test on the embedded model)")
     group.addoption("--ruler-samples", type=int, default=None, metavar="N",
                     help="RULER samples per task and length (default: 500 at --scale full, "
                          "1 at --scale test, 10 on the embedded model)")

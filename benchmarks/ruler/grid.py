@@ -72,7 +72,7 @@ TEST_SAMPLES = 1
 # experiments/ruler.md): right nearly always at a few lines, almost never at 18. Ten samples
 # a length: the fewest that carry a verdict (--verdict-min-samples).
 EMBEDDED_TASKS = ("niah_multikey_2",)
-EMBEDDED_LENGTHS = (240, 256, 288, 384, 512)
+EMBEDDED_LENGTHS = (216, 240, 288, 384, 512)
 EMBEDDED_SAMPLES = 10
 MIN_LENGTH = 192  # the tokens to generate (128) and a prompt of a few lines
 
