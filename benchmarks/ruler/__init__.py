@@ -31,8 +31,8 @@ EXPERIMENT = Experiment(
     absolute=0.856,  # RULER's bar: Llama-2-7B-chat's 4k score, 85.6
     published=f"{__name__}.published:TABLES",  # reference rows, never gated
     stratum="params.task",  # a length's score is the mean of its task scores, as RULER's
-    on_embedded=("its grid sized to this model: a needle alone, then among up to 17 of its "
-                 "form, 216 to 512 tokens (--model runs the usual grid)"),
+    on_embedded=("a grid sized to this model: a needle alone, then among up to 17 alike, "
+                 "216 to 512 tokens (--model: the usual grid)"),
 )
 
 
