@@ -71,6 +71,11 @@ class Experiment:
     # The record column holding what a right answer is (RE3: "details.expected_answer"), the
     # target of an exported inspect sample (reporting/render/inspect_log.py); None: none.
     target: str | None = None
+    # What a run on the embedded model (SmolLM2-135M, the default with no --model) shows of
+    # this experiment, in one plain phrase: its machinery, a zero that is expected of a 135M
+    # model. Shown beside the experiment's row in the overview and the terminal when the run
+    # was on the embedded model, so that a newcomer's zero does not read as a fault.
+    on_embedded: str | None = None
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):

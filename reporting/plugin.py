@@ -12,6 +12,8 @@ verdict: ``curve_tables.py``, ``verdicts.py``).
 
 from __future__ import annotations
 
+import collections
+
 import json
 import os
 import platform
@@ -70,6 +72,13 @@ def pytest_configure(config: pytest.Config) -> None:
 def _is_sample(nodeid: str) -> bool:
     from fixtures.plugin import is_sample  # one definition of "sample", shared with fixtures
     return is_sample(nodeid)
+
+
+def _per_experiment(nodeids) -> dict[str, int]:
+    """Samples per experiment: what a run asked, or what never ran (the first screen says
+    both, an experiment that never started included)."""
+    from fixtures.plugin import experiment_of
+    return dict(sorted(collections.Counter(experiment_of(n) for n in nodeids).items()))
 
 
 class RunReporter:
@@ -253,7 +262,9 @@ class RunReporter:
         """Hand ``end`` to the end's process; RuntimeError when it cannot be started."""
         try:
             self.store.update_run_info(self.run.run_id, model=self.model,
-                                       expected=end.expected, missing=end.missing)
+                                       expected=end.expected, missing=end.missing,
+                                       asked=_per_experiment(self.expected),
+                                       never_ran=_per_experiment(end.missing))
         except STORAGE_ERRORS as error:
             raise RuntimeError(f"{type(error).__name__}: {error}") from None
         self._start_end_process()

@@ -57,3 +57,14 @@ def test_a_lazy_crossing_is_seen(tmp_path):
     source = tmp_path / "module.py"
     source.write_text("def f():\n    from benchmarks.niah.stimulus import build\n")
     assert {experiment_of(m) for m in imported_modules(source)} == {"niah"}
+
+
+def test_every_experiment_says_what_it_shows_on_the_embedded_model():
+    """The main job runs on a 135M model: each experiment's row says in one plain phrase
+    what it shows there (its machinery, a zero that is expected), never a bare zero."""
+    import importlib
+
+    for name in sorted(EXPERIMENTS):
+        experiment = importlib.import_module(f"benchmarks.{name}").EXPERIMENT
+        phrase = experiment.on_embedded
+        assert phrase and len(phrase) <= 120 and "\n" not in phrase, name

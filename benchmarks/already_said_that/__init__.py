@@ -26,6 +26,8 @@ EXPERIMENT = Experiment(
     chance=None,
     render=f"{__name__}.plots:render",
     output_budget="--ast-max-tokens",  # named when samples hit the output limit
+    on_embedded=("the machinery of a many-turn memory game; a 135M model losing it "
+                 "early is expected"),
 )
 
 

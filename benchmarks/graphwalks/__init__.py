@@ -30,6 +30,7 @@ EXPERIMENT = Experiment(
     published=f"{__name__}.published:TABLES",  # the model cards' rows, never gated
     output_budget="--graphwalks-max-tokens",
     stratum="params.problem_type",  # BFS and parents weigh equally at each length
+    on_embedded="the machinery: edge lists and graph walks; a zero is expected of a 135M model",
 )
 
 

@@ -30,6 +30,8 @@ EXPERIMENT = Experiment(
     findings=f"{__name__}.scoring:findings",  # the paired test, by type, abstentions
     published=f"{__name__}.published:TABLES",  # Chroma's GPT-4.1 run, never gated
     output_budget="--longmemeval-max-tokens",
+    on_embedded=("the machinery: chat histories, focused and full; a zero is expected "
+                 "of a 135M model"),
 )
 
 

@@ -23,6 +23,8 @@ EXPERIMENT = Experiment(
     render=f"{__name__}.plots:render",
     target="details.needle_text",  # the needle: an exported inspect sample's target
     findings=f"{__name__}.agreement:findings",  # the LLM judge against the deterministic one
+    on_embedded=("the machinery: haystacks, needles and distractors at 500 and 1k "
+                 "tokens; RULER's row is this model's curve"),
 )
 
 

@@ -43,6 +43,7 @@ def _settings(config: pytest.Config) -> dict:
     except ValueError as error:
         raise pytest.UsageError(str(error)) from None
     return {"scale": scale, "chosen": chosen, "modes": modes, "counts": counts,
+            "embedded": option("model") is None,
             "trials": trials, "template": stimulus.TEMPLATES[option("niah_prompt")],
             "include_bible": option("niah_include_bible")}
 
@@ -51,7 +52,8 @@ def _settings(config: pytest.Config) -> dict:
 def pytest_generate_tests(metafunc):
     s = settings(metafunc.config)
     samples = grid.build(s["scale"], [(q.id, n.id) for q, n in s["chosen"]], modes=s["modes"],
-                         distractor_counts=s["counts"], trials=s["trials"])
+                         distractor_counts=s["counts"], trials=s["trials"],
+                         embedded=s["embedded"])
     first = s["chosen"][0][1].id
     parametrize_samples(metafunc, EXPERIMENT.name, samples,
                         smoke=lambda x: x.needle == first and (

@@ -30,6 +30,8 @@ EXPERIMENT = Experiment(
     # the literal-match sets are the control: the verdict reads the latent ones alone
     control=("params.literal", True),
     published=f"{__name__}.published:TABLES",
+    on_embedded=("the machinery: latent and literal needles in prose; a zero is "
+                 "expected of a 135M model"),
 )
 
 

@@ -28,6 +28,8 @@ EXPERIMENT = Experiment(
     render=f"{__name__}.plots:render",
     target="details.expected_answer",  # the answer: an exported inspect sample's target
     output_budget="--re3-max-tokens",  # named when samples hit the output limit
+    on_embedded=("the machinery: MMLU questions and their re-tokenized variants; near "
+                 "chance is expected of a 135M model"),
 )
 
 

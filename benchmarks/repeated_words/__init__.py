@@ -19,6 +19,8 @@ EXPERIMENT = Experiment(
     length="params.n",  # words in the sequence
     length_unit="words",
     render=f"{__name__}.plots:render",
+    on_embedded=("the copying machinery; a 135M model refuses most copies, so too few "
+                 "are scored for a verdict (expected)"),
 )
 
 

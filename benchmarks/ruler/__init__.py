@@ -31,6 +31,8 @@ EXPERIMENT = Experiment(
     absolute=0.856,  # RULER's bar: Llama-2-7B-chat's 4k score, 85.6
     published=f"{__name__}.published:TABLES",  # reference rows, never gated
     stratum="params.task",  # a length's score is the mean of its task scores, as RULER's
+    on_embedded=("a grid sized to this model: a needle alone, then among up to 17 alike, "
+                 "216 to 512 tokens (--model: the usual grid)"),
 )
 
 
@@ -38,13 +40,15 @@ def add_options(group) -> None:
     group.addoption("--ruler-tasks", default=None, metavar="TASKS",
                     help="RULER tasks: all, synthetic (the 11 without data) or names, "
                          "comma-separated (default: all 13 at --scale full; niah_single_1, "
-                         "vt, cwe at --scale test)")
+                         "vt, cwe at --scale test; niah_multikey_2 at --scale test on "
+                         "the embedded model, no --model)")
     group.addoption("--ruler-lengths", default=None, metavar="LENGTHS",
                     help="RULER target lengths, e.g. 4k,8k,128k or 1m (k = 1,024 tokens; "
-                         "default: 4k to 128k at --scale full, 1k,1.5k,2k at --scale test)")
+                         "default: 4k to 128k at --scale full, 1k,1.5k,2k at --scale test; "
+                         "216,240,288,384,512 at --scale test on the embedded model)")
     group.addoption("--ruler-samples", type=int, default=None, metavar="N",
                     help="RULER samples per task and length (default: 500 at --scale full, "
-                         "1 at --scale test)")
+                         "1 at --scale test, 10 on the embedded model)")
     group.addoption("--ruler-fit", choices=("ruler", "per-sample"), default="ruler",
                     help="how prompts are fitted to each length: 'ruler' (default), RULER's "
                          "own procedure (one size per task and length by a binary search on "

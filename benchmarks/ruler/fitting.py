@@ -89,7 +89,8 @@ def build(sample: RulerSample, tokenizer, qa: QaData | None = None,
                           sample.index, tokenizer, qa)
 
         return shrink(drawn, tokenizer.count, budget, size,
-                      ruler_step(sample.task, sample.length, budget), FLOORS.get(family, 1))
+                      ruler_step(sample.task, sample.length, budget),
+                      FLOORS.get(family, min(1, maker.minimum)))
     start, unit = calibration(sample.task, sample.length, tokenizer=tokenizer, qa=qa)
     return fit(maker, tokenizer.count, budget, start, unit)
 
@@ -138,7 +139,9 @@ def ruler_size(task_name: str, length: int, *, tokenizer, qa: QaData | None = No
             best, low = middle, middle + 1
         else:
             high = middle - 1
-    return step if best is None else best
+    if best is None:  # not even one step fits: the smallest size (the needle alone, below
+        return min(step, sample.minimum)  # TINY), or the step, which shrink then refuses
+    return best
 
 
 def fwe_size(maker: Maker, count: Callable[[str], int], budget: int, step: int) -> int:
@@ -164,8 +167,8 @@ def shrink(drawn: Callable[[int], Maker], count: Callable[[str], int], budget: i
         tokens = count(prompt.text)
         counts += 1
         if tokens <= budget:
-            return Fitted(n, prompt, tokens, counts, tokens / n)
-        if n <= step or n - step < floor:
+            return Fitted(n, prompt, tokens, counts, tokens / max(n, 1))
+        if n - step < floor:  # (floor >= 1 but below TINY: never a size under 1)
             raise TooShort(f"{tokens} tokens at size {n} exceed the budget of {budget}, and "
                            f"RULER's step ({step}) leaves no smaller size")
         n -= step

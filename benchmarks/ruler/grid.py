@@ -66,7 +66,15 @@ SAMPLES = 500  # NUM_SAMPLES in RULER's run.sh
 TEST_TASKS = ("niah_single_1", "vt", "cwe")
 TEST_LENGTHS = (1 * K, 3 * K // 2, 2 * K)
 TEST_SAMPLES = 1
-MIN_LENGTH = 256
+# --scale test on the embedded model itself (no --model): a grid sized to what a 135M model
+# does, so the main job shows a real degradation curve and verdict. A needle among needles of
+# the same form (niah_multikey_2) from the needle alone to 18 lines; measured with this model
+# (docs/experiments/ruler.md): right alone, about half the time among 2 others, almost never
+# among 17. Ten samples a length: the fewest that carry a verdict (--verdict-min-samples).
+EMBEDDED_TASKS = ("niah_multikey_2",)
+EMBEDDED_LENGTHS = (216, 240, 288, 384, 512)
+EMBEDDED_SAMPLES = 10
+MIN_LENGTH = 192  # the tokens to generate (128) and a prompt of a few lines
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,10 +121,12 @@ def build(tasks: tuple[str, ...], lengths: tuple[int, ...], samples: int
             for length in lengths for index in range(samples)]
 
 
-def parse_tasks(value: str | None, scale: str) -> tuple[str, ...]:
-    """``--ruler-tasks``: ``all``, ``synthetic`` (the 11 needing no data) or names."""
+def parse_tasks(value: str | None, scale: str, embedded: bool = False) -> tuple[str, ...]:
+    """``--ruler-tasks``: ``all``, ``synthetic`` (the 11 needing no data) or names.
+    ``embedded``: the model under test is the embedded one (its own test grid)."""
     if value is None:
-        return tuple(TASKS) if scale == "full" else TEST_TASKS
+        return tuple(TASKS) if scale == "full" else \
+            EMBEDDED_TASKS if embedded else TEST_TASKS
     names: list[str] = []
     for part in (p.strip() for p in value.split(",") if p.strip()):
         if part == "all":
@@ -134,16 +144,16 @@ def parse_tasks(value: str | None, scale: str) -> tuple[str, ...]:
     return tuple(name for name in TASKS if name in chosen)  # RULER's order, once each
 
 
-def parse_lengths(value: str | None, scale: str) -> tuple[int, ...]:
+def parse_lengths(value: str | None, scale: str, embedded: bool = False) -> tuple[int, ...]:
     """``--ruler-lengths 4k,8k,1m`` (k = 1,024 tokens, m = 1,048,576) or token counts."""
     if value is None:
-        return LENGTHS if scale == "full" else TEST_LENGTHS
+        return LENGTHS if scale == "full" else EMBEDDED_LENGTHS if embedded else TEST_LENGTHS
     return fitting.parse_lengths(value, "--ruler-lengths", MIN_LENGTH, "4k,8k,128k or 1m")
 
 
-def parse_samples(value: int | None, scale: str) -> int:
+def parse_samples(value: int | None, scale: str, embedded: bool = False) -> int:
     if value is None:
-        return SAMPLES if scale == "full" else TEST_SAMPLES
+        return SAMPLES if scale == "full" else EMBEDDED_SAMPLES if embedded else TEST_SAMPLES
     if value < 1:
         raise ValueError(f"--ruler-samples {value}: give at least 1 sample per task and length")
     return value

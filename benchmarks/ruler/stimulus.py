@@ -62,6 +62,10 @@ NOISE = ("The grass is green. The sky is blue. The sun is yellow. Here we go. Th
 # Needle depths in the essay: round(linspace(0, 100, 40)), 0 to 100 in 40 steps.
 DEPTHS = tuple(int(depth) for depth in np.round(np.linspace(0, 100, num=40)))
 SMALL = 4096  # below this length RULER uses smaller increments and CWE a smaller example
+# Below this length (never RULER's: the embedded model's grid, 208 to 512 tokens) a noise or
+# needle haystack grows by one line, not 5, and a needle haystack may be the needle alone: a
+# prompt of a few lines fits, and the sizes between two lengths are not one increment apart.
+TINY = 512
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,6 +123,8 @@ def increment(task: Task, length: int) -> int:
     small = length < SMALL
     if task.family == "vt":
         return 5 if small else 10
+    if length < TINY:  # not RULER's: its lengths start at 4k (see TINY)
+        return 1
     return 5 if small else 25
 
 
@@ -160,7 +166,10 @@ def singular(template: str) -> str:
 class NiahMaker:
     def __init__(self, task: Task, length: int, seed: str):
         self.task, self.seed = task, seed
-        self.minimum = increment(task, length)
+        # below TINY a needle haystack may hold the needle alone (no distractor: the
+        # embedded model's shortest length, where its curve starts)
+        alone = task.haystack == "needle" and length < TINY
+        self.minimum = 0 if alone else increment(task, length)
         rng = random.Random(seed)
         self.keys, self.values, needles = [], [], []
         for _ in range(task.keys):
@@ -205,6 +214,8 @@ class NiahMaker:
 def insert_lines(lines: list[str], needles: list[str], rng: random.Random) -> str:
     """RULER's noise and needle haystacks: each needle at a distinct random line index
     (inserted from the highest index down), lines joined by newlines."""
+    if not lines:  # a needle haystack of size 0 (below TINY): the needles alone
+        return "\n".join(needles)
     lines = list(lines)
     for index, needle in zip(sorted(rng.sample(range(len(lines)), len(needles)), reverse=True),
                              needles):

@@ -19,10 +19,11 @@ def settings(config: pytest.Config) -> dict:
     makes the experiment one [unavailable] case naming the option)."""
     if SETTINGS_KEY not in config.stash:
         scale = config.getoption("scale")
+        embedded = config.getoption("model") is None  # the test grid sized to it (grid.py)
         config.stash[SETTINGS_KEY] = {
-            "tasks": grid.parse_tasks(config.getoption("ruler_tasks"), scale),
-            "lengths": grid.parse_lengths(config.getoption("ruler_lengths"), scale),
-            "samples": grid.parse_samples(config.getoption("ruler_samples"), scale),
+            "tasks": grid.parse_tasks(config.getoption("ruler_tasks"), scale, embedded),
+            "lengths": grid.parse_lengths(config.getoption("ruler_lengths"), scale, embedded),
+            "samples": grid.parse_samples(config.getoption("ruler_samples"), scale, embedded),
             "answer_prefix": config.getoption("ruler_answer_prefix"),
             "fit": config.getoption("ruler_fit")}
     return config.stash[SETTINGS_KEY]

@@ -62,6 +62,7 @@ NO_LENGTH_AXIS = "no length axis"
 NO_VERDICT = "no verdict"
 # why a verdict number is not stated (the first words of its "no verdict (...)")
 TOO_FEW_SAMPLES = "too few samples"
+MORE_SAMPLES = "run more samples or lower --verdict-min-samples"
 NO_LENGTH_SCORED = "no length scored"
 NO_BAR = "no bar for this metric"
 ONE_LENGTH = "one length"
@@ -122,15 +123,16 @@ class Verdict:
         reasons = {self.no_verdict.get(name) for name in NUMBERS}
         return reasons.pop() if len(reasons) == 1 and None not in reasons else None
 
-    def why(self, name: str) -> str | None:
-        """``no verdict (reason): explanation`` for a number that is not stated, else None."""
+    def why(self, name: str, advice: bool = True) -> str | None:
+        """``no verdict (reason): explanation`` for a number that is not stated, else None;
+        ``advice=False`` leaves out what to do (a table that says it once, below)."""
         reason = self.no_verdict.get(name)
         if reason is None:
             return None
         if reason == TOO_FEW_SAMPLES:
             explained = (f"every scored length has fewer than {self.min_samples} scored "
-                         f"samples ({_counted(self.thin_lengths, self.thin_counts)}); run "
-                         "more samples or lower --verdict-min-samples")
+                         f"samples ({_counted(self.thin_lengths, self.thin_counts)})"
+                         + (f"; {MORE_SAMPLES}" if advice else ""))
         elif reason == NO_LENGTH_SCORED:
             explained = f"no sample with a length ({self.length_axis}) was scored"
         elif reason.startswith("base score"):
@@ -281,6 +283,19 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
     if LENGTH_AUC not in found.no_verdict:
         found.length_auc = Estimate(float(auc), low[3], high[3])
     return found
+
+
+def verdicts_first(names, verdicts: dict) -> list[str]:
+    """The experiments in the order a reader wants them: those whose verdict states an
+    effective length within the tested lengths (neither censored nor refused: a curve that
+    falls where it was measured) first, then the rest; by name within each."""
+    def has_curve(name) -> bool:
+        verdict = verdicts.get(name)
+        return verdict is not None and verdict.effective_length is not None \
+            and bool(verdict.effective_length.value) \
+            and not verdict.effective_length_censored \
+            and EFFECTIVE_LENGTH not in verdict.no_verdict
+    return sorted(names, key=lambda name: (not has_curve(name), name))
 
 
 def without_control(frame: pd.DataFrame, experiment: Experiment) -> pd.DataFrame:

@@ -10,10 +10,12 @@ written by its ``write_eval_log``, never by hand, from the run's records alone. 
   API it was asked through) at the records' endpoint (stored without credentials, and
   redacted again here); the generation settings every sample was sent alike are the
   model's generate config; the run id, token unit, protocol and identity lines are metadata;
-- one sample per record: its id, the messages sent, the answer with the thinking as its
-  reasoning part, the experiment's ``target`` column, every score, the grid parameters as
-  metadata and the rest of the record under ``metadata["contextrot"]``; usage (cached and
-  reasoning tokens included) as the sample's model usage;
+- one sample per record: its id, the messages sent and the reply as the assistant message
+  (with the thinking as its reasoning part), the experiment's ``target`` column, every score
+  with the reply as its answer (the viewer's Answer column), the grid parameters as metadata
+  and the rest of the record under ``metadata["contextrot"]``; usage (cached and reasoning
+  tokens included) as the sample's model usage; one model event (the request and its reply:
+  the viewer's transcript);
 - an error is the sample's error, an overflow the stop reason ``model_length`` (inspect's own
   mark of a context window exceeded), a skip a ``custom`` limit (the reason in metadata); a
   refusal is scored, its outcome in metadata;
@@ -203,7 +205,9 @@ def _sample(record: SampleRecord, model: str, experiment: Experiment | None):
         target=_target(record, experiment),
         messages=messages + [c.message for c in output.choices],
         output=output,
-        scores={k: Score(value=v) for k, v in record.scores.items() if _score_value(v)},
+        scores={k: Score(value=v, answer=record.output) for k, v in record.scores.items()
+                if _score_value(v)},
+        events=_events(record, messages, output, model),
         metadata={**record.params, METADATA_KEY: kept},
         model_usage={model: usage} if usage is not None else {},
         total_time=round(record.latency_s, 6),
@@ -256,6 +260,20 @@ def _output(record: SampleRecord, model: str):
                            message=ChatMessageAssistant(id=f"{record.sample_id}/answer",
                                                         content=parts, model=model),
                            stop_reason=stop)])
+
+
+def _events(record: SampleRecord, messages: list, output, model: str) -> list:
+    """The request and its reply as one model event, which the viewer's transcript shows;
+    none where no request was answered. Its time is the record's (the same run exports the
+    same logs), its config what the request was sent with."""
+    from inspect_ai.log import ModelEvent
+
+    if not output.choices:
+        return []
+    stamp = {"timestamp": record.finished_at} if record.finished_at else {}
+    return [ModelEvent(uuid=f"{record.sample_id}/model", model=model, input=messages,
+                       tools=[], tool_choice="none", config=_generate_config([record]),
+                       output=output, working_start=0.0, **stamp)]
 
 
 def _target(record: SampleRecord, experiment: Experiment | None) -> str | list[str]:

@@ -31,7 +31,8 @@ from reporting.storage.store import experiment_frames
 from reporting.analysis.summary import cached_share, cached_total, cell_label, summarize
 from reporting.analysis.verdict_settings import (ABSOLUTE_EFFECTIVE_LENGTH, EFFECTIVE_LENGTH, LENGTH_AUC,
                                VerdictSettings)
-from reporting.analysis.verdicts import NO_LENGTH_AXIS, Verdict, estimate_text
+from reporting.analysis.verdicts import (MORE_SAMPLES, NO_LENGTH_AXIS, TOO_FEW_SAMPLES, Verdict,
+                                        estimate_text, verdicts_first)
 from reporting.analysis.verdicts import verdicts as compute_verdicts
 
 SAMPLES_PER_CELL = 10  # the worst ones; every record is in samples.jsonl and the store
@@ -46,13 +47,17 @@ table { border-collapse: collapse; margin: .6em 0; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 img { max-width: 100%; border: 1px solid #eee; margin: .4em 0; display: block; }
+.plots { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: .5em; }
+.plots img { margin: 0; }
 pre { white-space: pre-wrap; word-break: break-word; margin: 0; font-size: 12px;
       max-height: 16em; overflow: auto; background: #fafafa; }
 details { margin: .3em 0; } summary { cursor: pointer; }
 .bad { color: #b00020; font-weight: 600; } .muted { color: #777; }
 .lede { margin: .2em 0 .8em; } #overview td { vertical-align: middle; }
 #overview .why { font-size: 12px; color: #555; max-width: 34em; }
-#overview td:last-child { white-space: nowrap; }
+#overview td:last-child { font-size: 12px; max-width: 11em; }
+#overview .shows { font-size: 12px; color: #555; margin-top: .3em; max-width: 22em; }
+svg.spark + .axes { font-size: 11px; color: #777; }
 svg.spark { display: block; } svg.spark .band { fill: #c9dcf0; }
 svg.spark .line { fill: none; stroke: #1f5fa8; stroke-width: 1.6; }
 svg.spark .dot { fill: #1f5fa8; }
@@ -251,15 +256,42 @@ def anchor(name: str) -> str:
 
 
 def run_line(run_id: str, info: dict, frame: pd.DataFrame) -> str:
-    """Whose run this is, in one line (the whole identity is in the Run section)."""
+    """Whose run this is, in one line (the whole identity is in the Run section): with how
+    many samples it asked and how many never ran, so a stopped run never reads as whole."""
     identity = run_identity(info, frame)
     counts = frame["outcome"].value_counts().to_dict() if not frame.empty else {}
     outcomes = ", ".join(f"{o} {counts[o]}" for o in OUTCOMES if counts.get(o))
+    asked = samples_asked(info, frame)
+    total, never = sum(a for a, _ in asked.values()), sum(n for _, n in asked.values())
+    missing = (f"; <b class='bad'>{never} never ran</b> (the run stopped early: the same "
+               "command runs them)") if never else "; every one ran"
     return (f"<p class='lede'><b>{escape(identity['model'])}</b> at "
             f"{escape(identity['endpoint'] or '—')}, scale {escape(identity['scale'] or '—')}, "
             f"lengths in {escape(identity['tokenizer'] or 'o200k_base')} tokens: "
-            f"{len(frame)} samples ({escape(outcomes or 'none')}). "
+            f"{total} samples asked, {len(frame)} ran ({escape(outcomes or 'none')}){missing}. "
             "<a href='#run'>The run in full</a></p>")
+
+
+def samples_asked(info: dict, frame: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """Per experiment (those asked and those recorded): (samples asked, samples that never
+    ran), from the samples the run collected, stored with it; a run stored before it kept
+    them: its records, none known to be missing."""
+    asked, never = info.get("asked") or {}, info.get("never_ran") or {}
+    recorded = frame["experiment"].value_counts().to_dict() if not frame.empty else {}
+    return {name: (int(asked.get(name, recorded.get(name, 0))), int(never.get(name, 0)))
+            for name in sorted(set(asked) | set(recorded))}
+
+
+def on_embedded_model(info: dict) -> bool:
+    """The run's model was the embedded one (no --model given)."""
+    options = info.get("options") or {}
+    return "model" in options and options["model"] is None
+
+
+def experiment_order(info: dict, frame: pd.DataFrame, verdicts: dict[str, Verdict]
+                     ) -> list[str]:
+    """Every experiment asked or recorded, those with a falling curve and verdict first."""
+    return verdicts_first(samples_asked(info, frame), verdicts)
 
 
 def sparkline(points: Sequence[CurvePoint], label: str) -> str:
@@ -283,10 +315,13 @@ def sparkline(points: Sequence[CurvePoint], label: str) -> str:
     line = " ".join(xy(i, p.mean) for i, p in drawn)
     dots = "".join(f'<circle class="dot" cx="{xy(i, p.mean).split(",")[0]}" '
                    f'cy="{xy(i, p.mean).split(",")[1]}" r="1.8"/>' for i, p in drawn)
+    axes = (f"y {low:g} to {high:g}; x {value_text(points[0].value)} to "
+            f"{value_text(points[-1].value)}" if len(points) > 1 else f"y {low:g} to {high:g}")
     return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} '
             f'{height}" role="img" aria-label="{escape(label)}"><title>{escape(label)}</title>'
             + (f'<polygon class="band" points="{band}"/>' if len(banded) > 1 else "")
-            + f'<polyline class="line" points="{line}"/>{dots}</svg>')
+            + f'<polyline class="line" points="{line}"/>{dots}</svg>'
+            + f"<div class='axes'>{escape(axes)}</div>")
 
 
 def overview_verdict(verdict: Verdict | None) -> str:
@@ -295,8 +330,8 @@ def overview_verdict(verdict: Verdict | None) -> str:
         return "<span class='muted'>—</span>"
     if verdict.length_axis is None:
         return f"<span class='muted'>{NO_LENGTH_AXIS}</span>"
-    if verdict.refusal():
-        reason, _, explained = verdict.why(EFFECTIVE_LENGTH).partition(": ")
+    if verdict.refusal():  # what to do is said once, below the table
+        reason, _, explained = verdict.why(EFFECTIVE_LENGTH, advice=False).partition(": ")
         return (f"<b>{escape(reason)}</b>"
                 + (f"<div class='why'>{escape(explained)}</div>" if explained else ""))
     bar = "" if verdict.absolute is None else \
@@ -309,19 +344,35 @@ def overview_verdict(verdict: Verdict | None) -> str:
 
 def overview_section(frame: pd.DataFrame, experiments: dict[str, Experiment],
                      verdicts: dict[str, Verdict],
-                     references: dict[str, list[published.Reference]] | None = None) -> str:
-    """One row per experiment in the run: what a reader needs before any section. Where the
-    run is comparable with a published table, its verdict cell links to it."""
-    references = references or {}
-    body = []
-    for name, part in experiment_frames(frame):
+                     references: dict[str, list[published.Reference]] | None = None,
+                     info: dict | None = None) -> str:
+    """One row per experiment asked or recorded (those with a falling curve and a verdict
+    first): what a reader needs before any section, with how many samples were asked and
+    how many never ran. Where the run is comparable with a published table, its verdict
+    cell links to it; on the embedded model each row says what it shows there."""
+    references, info = references or {}, info or {}
+    asked = samples_asked(info, frame)
+    embedded = on_embedded_model(info)
+    parts = dict(experiment_frames(frame))
+    body, advice = [], False
+    for name in experiment_order(info, frame, verdicts):
+        part = parts.get(name, frame.iloc[0:0])
         experiment = experiments.get(name)
-        link = f'<a href="#{anchor(name)}">{escape(name)}</a>'
+        link = f'<a href="#{anchor(name)}">{escape(name)}</a>' if name in parts \
+            else escape(name)
+        wanted, never = asked[name]
+        counts = (f"{len(part)} ran of {wanted} asked"
+                  + (f"; <b class='bad'>{never} never ran</b>" if never else ""))
         if experiment is None:
             body.append([link, "<span class='muted'>not declared here</span>", "", "",
-                         escape(len(part))])
+                         counts])
+            continue
+        if part.empty:  # it never started: its row says so
+            body.append([f"{link}<div class='why'>{escape(experiment.title)}</div>",
+                         "—", "<b class='bad'>never started</b>", "", counts])
             continue
         verdict = verdicts.get(name)
+        advice = advice or (verdict is not None and verdict.refusal() == TOO_FEW_SAMPLES)
         x, _ = curve_axes(part, experiment)
         points = curve(part, experiment, x) if x is not None else []
         label = f"{short(experiment.metric)} by {short(x)}: " + "; ".join(
@@ -333,17 +384,23 @@ def overview_section(frame: pd.DataFrame, experiments: dict[str, Experiment],
             f"<div class='why'><a href='#{anchor(name)}-published'>beside {len(r.table.rows)} "
             f"published rows</a>: {escape(r.table.title)}</div>"
             for r in references.get(name, ()) if r.comparable and not r.error)
+        shows = f"<div class='shows'>{escape(experiment.on_embedded)}</div>" \
+            if embedded and experiment.on_embedded else ""
         body.append([f"{link}<div class='why'>{escape(experiment.title + unit)}</div>",
-                     f"{escape(short(experiment.metric))} {escape(headline)}",
+                     f"{escape(short(experiment.metric))} {escape(headline)}{shows}",
                      overview_verdict(verdict) + beside, sparkline(points, label),
-                     escape(f"{scored_n} of {len(part)}")])
+                     f"{scored_n} scored; {counts}"])
     if not body:
         return ""
     note = ("<p class='muted'>headline: the mean over every scored sample with its 95% "
             "interval; curve: the headline's mean at each length (or the main grid axis), "
-            "shaded: its 95% interval; scored: samples with a score of those recorded.</p>")
+            "shaded: its 95% interval, its axes' ranges below it; samples: scored, ran (a "
+            "record each) and asked (collected), and those that never ran."
+            + (f" No verdict (too few samples): {escape(MORE_SAMPLES)}." if advice else "")
+            + ("" if not embedded else " On the embedded 135M model, a row's grey line says "
+               "what that experiment shows there.") + "</p>")
     # short headers: the verdict column gets the width (its "no verdict" reason is the longest)
-    header = ["experiment", "headline [95% CI]", "verdict", "curve", "scored"]
+    header = ["experiment", "headline [95% CI]", "verdict", "curve", "samples"]
     return "<h2>Overview</h2>" + html_table(header, body, table_id="overview") + note
 
 
@@ -450,12 +507,13 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
     references = {name: published.references(part, experiments[name])
                   for name, part in experiment_frames(frame) if name in experiments}
     body = [run_line(run_id, info, frame),
-            overview_section(frame, experiments, verdicts, references)]
+            overview_section(frame, experiments, verdicts, references, info)]
     if gate_lines:
         body.append("<h2>Gate</h2>" + "".join(
             f'<p class="{"bad" if bad else ""}">{escape(line)}</p>' for line, bad in gate_lines))
-    for name, part in experiment_frames(frame):
-        experiment = experiments.get(name)
+    parts = dict(experiment_frames(frame))
+    for name in (n for n in experiment_order(info, frame, verdicts) if n in parts):
+        part, experiment = parts[name], experiments.get(name)
         if experiment is None:
             body.append(f"<h2 id='{anchor(name)}'>{escape(name)}</h2><p class='muted'>"
                         f"{len(part)} records; this experiment is not declared here, so it is "
@@ -470,9 +528,10 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
         body.append(curve_section(part, experiment))
         files = [Path(p) for p in plots.get(name, [])]
         images = [p for p in files if p.suffix.lower() == ".png"]
-        for path in images:
-            body.append(image_tag(path, f"{name}: {path.stem}"))
-        if not images:
+        if images:  # two a row: the page stays short, a click opens none (no script)
+            body.append("<div class='plots'>" + "".join(
+                image_tag(path, f"{name}: {path.stem}") for path in images) + "</div>")
+        else:
             body.append("<p class='muted'>no plots</p>")
         tables = [p for p in files if p.suffix.lower() != ".png"]
         if tables:  # a renderer's CSV or Markdown: linked beside the report, not embedded
@@ -480,9 +539,11 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
                 f'<a href="plots/{escape(name)}/{escape(p.name)}">{escape(p.name)}</a>'
                 for p in tables)
                 + "</p>")
-        body.append("<h3>Every grid cell</h3>")
-        body.append(summary_table(experiment, summarize(part, experiment)))
-        body.append(samples_section(part, experiment))
+        # the detail behind the numbers, folded: the page is read from its first screen
+        cells = summarize(part, experiment)
+        body.append(f"<details><summary><b>Every grid cell</b> ({len(cells)}) and the samples "
+                    "behind each, worst first</summary>" + summary_table(experiment, cells)
+                    + samples_section(part, experiment) + "</details>")
     if frame.empty:
         body.append("<p class='muted'>no sample records in this run</p>")
     body.append(identity_section(run_id, info, frame, started=run_row.get("started_at", ""),

@@ -85,11 +85,25 @@ def end_run(end: RunEnd) -> Ended:
     finally:
         store.close()
 
-    experiments = end.experiments
-    for name, part in experiment_frames(frame):
+    from reporting.render.report import experiment_order, on_embedded_model, samples_asked
+
+    experiments, parts = end.experiments, dict(experiment_frames(frame))
+    asked, embedded = samples_asked(info, frame), on_embedded_model(info)
+    # those with a falling curve and a verdict first; an experiment that never started too
+    for name in experiment_order(info, frame, files.verdicts):
         if name not in experiments:
             continue
-        lines.append((f"{name}: {experiments[name].title}", None))
+        wanted, never = asked[name]
+        ran = f"{len(parts[name]) if name in parts else 0} of {wanted} samples ran" + (
+            f", {never} never ran" if never else "")
+        lines.append((f"{name}: {experiments[name].title} ({ran})", "red" if never else None))
+        if embedded and experiments[name].on_embedded:
+            lines.append((f"  on the embedded 135M model: {experiments[name].on_embedded}",
+                          None))
+        if name not in parts:
+            lines.append(("  never started", "red"))
+            continue
+        part = parts[name]
         lines += [(f"  {line}", None) for line in
                   compact_text(part, experiments[name], files.verdicts.get(name)).splitlines()]
         lines += [(f"  {line}", None) for line in files.findings.get(name, {}).get("lines", ())]

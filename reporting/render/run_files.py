@@ -25,7 +25,7 @@ from reporting.analysis.budgets import budget_findings
 from reporting.analysis.curve_tables import write_cells
 from reporting.experiments import Experiment
 from reporting.gating.gate import compact_samples
-from reporting.render.report import build_report, render_plots
+from reporting.render.report import build_report, render_plots, samples_asked
 from reporting.storage.store import ResultsStore, experiment_frames
 from reporting.analysis.summary import cached_total, summarize
 from reporting.analysis.verdict_settings import VerdictSettings, from_run_options
@@ -86,6 +86,9 @@ def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
         "expected": len(frame) if expected is None else expected,
         "received": len(frame),
         "missing": list(missing),
+        # per experiment: (samples asked, samples that never ran)
+        "asked": {name: {"asked": a, "never_ran": n}
+                  for name, (a, n) in samples_asked(info, frame).items()},
         "model_calls": _total(frame, "model_calls"),
         "cached_calls": _total(frame, "cached_calls"),
         # the endpoint's prefix cache: prompt tokens it served (None: it does not say)

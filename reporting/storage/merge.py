@@ -188,4 +188,14 @@ def _merged_info(shards: Sequence[Shard], records: Sequence[SampleRecord]) -> di
     expected = [s.run["info"].get("expected") for s in shards]
     info["expected"] = sum(expected) if all(v is not None for v in expected) else len(records)
     info["missing"] = sorted({m for s in shards for m in s.run["info"].get("missing") or ()})
+    for count in ("asked", "never_ran"):  # per experiment: each shard asked its own part
+        info[count] = _summed(s.run["info"].get(count) or {} for s in shards)
     return info
+
+
+def _summed(counts) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for each in counts:
+        for name, n in each.items():
+            total[name] = total.get(name, 0) + n
+    return dict(sorted(total.items()))

@@ -105,6 +105,21 @@ def record_from(sample, log) -> SampleRecord:
         **kept)
 
 
+def _shows_the_reply(sample, reply: str, name: str) -> None:
+    """What the viewer shows of a reply: the assistant message after the prompt (its
+    Messages tab), every score's answer (the Answer column) and one model event with the
+    prompt and the reply (the transcript tab)."""
+    assert reply, name
+    assistant = sample.messages[-1]
+    assert assistant.role == "assistant" and assistant.text == reply, name
+    assert sample.scores and all(s.answer == reply for s in sample.scores.values()), name
+    resolved = inspect_log.resolve_sample_attachments(sample)  # long texts are attachments
+    events = [e for e in resolved.events if e.event == "model"]
+    assert len(events) == 1, name
+    assert events[0].output.completion == reply, name
+    assert [m.text for m in events[0].input] == [m.text for m in sample.input], name
+
+
 def test_a_run_writes_one_log_per_experiment_read_back_with_status_success(run):
     assert run["returncode"] == 0, run["stdout"][-3000:]
     logs, records = _logs(run["logs"]), _records(run["results"])
@@ -135,6 +150,7 @@ def test_every_experiment_s_records_scores_and_usage_round_trip(run):
                                                 original.cached_tokens,
                                                 original.reasoning_tokens), name
             assert original.thinking and original.reasoning_tokens  # the server thought
+            _shows_the_reply(sample, original.output, name)
         total = log.stats.model_usage[log.eval.model]
         assert total.input_tokens == sum(r.prompt_tokens for r in originals)
 
@@ -272,6 +288,8 @@ def test_every_outcome_round_trips_as_inspect_marks_it(tmp_path):
     ok = samples["len1000-i0"]
     assert ok.output.stop_reason == "max_tokens" and ok.output.completion == "an answer"
     assert set(ok.scores) == {"accuracy", "parts", "label"}  # the rest stays with the record
+    _shows_the_reply(ok, "an answer", "toy_rate")
+    assert not samples["len8000-i1"].events  # no request answered: no model event
     assert samples["len8000-i0"].output.stop_reason == "model_length"
     assert samples["len8000-i1"].limit.type == "custom" and not samples["len8000-i1"].scores
     assert samples["len100-i0"].error.message == "gave up after 3 requests"

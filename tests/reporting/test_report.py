@@ -126,3 +126,22 @@ def test_the_overview_fills_the_first_screen_in_chromium(tmp_path):
                                                          "svg.spark"))
     assert 0 < overview["top"] < last_row["bottom"] <= FIRST_SCREEN, seen.boxes
     assert curve["right"] - curve["left"] >= 100  # the small curve is drawn, not collapsed
+
+
+def test_on_the_embedded_model_a_falling_curve_comes_first_and_each_row_says_what_it_shows():
+    import dataclasses
+
+    falls = dataclasses.replace(_length_experiments(1)["toy_len0"], name="z_falls")
+    flat = dataclasses.replace(MEAN, on_embedded="the machinery; a zero is expected")
+    experiments = {falls.name: falls, flat.name: flat}
+    records = _overview_run({falls.name: falls}, 12) + [record("r1", MEAN, 100, i, 0.0)
+                                                       for i in range(3)]
+    info = {**_info(), "options": {**_info()["options"], "model": None}}
+    page = build_report("r1", info, records_frame(records), experiments, {})
+    overview = re.search(r'<table id="overview">(.*?)</table>', page).group(1)
+    assert re.findall(r'<tr><td><a href="#x-(\w+)">', overview) == ["z_falls", "toy_mean"]
+    assert "the machinery; a zero is expected" in overview
+    assert page.index("<h2 id='x-z_falls'>") < page.index("<h2 id='x-toy_mean'>")
+    # with --model the phrase is not shown: the numbers speak for another model
+    other = build_report("r1", _info(), records_frame(records), experiments, {})
+    assert "a zero is expected" not in other

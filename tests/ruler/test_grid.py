@@ -64,3 +64,29 @@ def test_length_ids_end_in_their_unit():
     assert [length_id(n) for n in (1024, 1536, 4096, 131072, 1048576, 5000)] == \
         ["ctx1k", "ctx1.5k", "ctx4k", "ctx128k", "ctx1m", "ctx5000t"]
     assert grid.RulerSample("vt", 4096, 7, width=4).id == "vt-ctx4k-s0007"
+
+
+def test_the_embedded_model_gets_a_grid_sized_to_it_and_a_model_the_usual_one():
+    embedded = grid.build(grid.parse_tasks(None, "test", True),
+                          grid.parse_lengths(None, "test", True),
+                          grid.parse_samples(None, "test", True))
+    assert {s.task for s in embedded} == {"niah_multikey_2"}
+    assert sorted({s.length for s in embedded}) == [216, 240, 288, 384, 512]
+    assert len(embedded) == 50  # 10 a length: enough for a verdict
+    usual = grid.build(grid.parse_tasks(None, "test"), grid.parse_lengths(None, "test"),
+                       grid.parse_samples(None, "test"))
+    assert len(usual) == 9 and {s.task for s in usual} == {"niah_single_1", "vt", "cwe"}
+    # options still choose, on either model
+    assert grid.parse_lengths("1k", "test", True) == (1024,)
+
+
+def test_below_512_a_needle_haystack_may_be_the_needle_alone_then_grows_by_a_line():
+    from benchmarks.ruler import fitting
+    from fixtures.tokenizer import o200k
+
+    lines = {}
+    for length in (216, 240, 288):
+        fitted = fitting.build(grid.RulerSample("niah_multikey_2", length, 0), o200k())
+        assert fitted.tokens + 128 <= length
+        lines[length] = fitted.prompt.text.count("One of the special magic numbers for")
+    assert lines == {216: 1, 240: 3, 288: 5}
