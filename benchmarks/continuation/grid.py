@@ -29,6 +29,7 @@ SMOKE = (FIRST_TIER, 0)  # (context, round)
 # scale: the continuation point still follows the model's context.
 DEFAULTS = {"rounds": {"full": 3, "test": 1}, "max_tokens": {"full": 512, "test": 128},
             "largest_tier": {"full": None, "test": 4096}}
+EMBEDDED_LARGEST_TIER = 2048  # at test scale on the embedded model (no --model)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,7 +132,9 @@ def settings(config) -> Settings:
         divisions=option("continuation_divisions"),
         start_context=option("continuation_start_context"),
         ceiling=ceiling,
-        largest_tier=DEFAULTS["largest_tier"][scale],
+        # the embedded model's main job stops at 2k: its room went to RULER's curve
+        largest_tier=EMBEDDED_LARGEST_TIER if scale == "test" and option("model") is None
+        else DEFAULTS["largest_tier"][scale],
         max_tokens=_or_default(option("continuation_max_tokens"),
                                DEFAULTS["max_tokens"][scale]),
         temperature=option("continuation_temp"),

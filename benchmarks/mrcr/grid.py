@@ -113,6 +113,9 @@ class Settings:
     original_dir: str | None
     missing_original: str | None  # why the original source cannot run (when it was asked)
     temperature: float | None = None  # None: not sent, as the original sends none
+    # the generated source at test scale on the embedded model: its test-only bins alone
+    # (its main job leaves 4k-8k's 6k prompt tokens to RULER's grid sized to it)
+    test_bins_only: bool = False
 
     def output_cap(self, answer_tokens: int) -> int | None:
         """The request's max_tokens; None: no cap is sent."""
@@ -143,7 +146,10 @@ def settings(option) -> Settings:
     else:
         sources = {"generated": ("generated",), "original": ("openai",),
                    "both": ("generated", "openai")}[choice]
+    embedded_test = scale == "test" and option("model") is None and \
+        option("mrcr_max_bin") is None
     return Settings(sources=sources, needles=needles, bins=bins, samples=samples,
+                    test_bins_only=embedded_test,
                     seed=option("mrcr_seed"), merge_user_messages=option("mrcr_merge_user_messages"),
                     max_tokens=max_tokens, max_passage=MAX_PASSAGE[scale],
                     original_dir=directory,
@@ -219,7 +225,10 @@ def build(s: Settings) -> list[MrcrSample]:
     for source in s.sources:
         if source == "openai" and s.missing_original is not None:
             continue
-        bins = [b for b in s.bins if not (source == "openai" and b.test_only)]
+        if source == "openai":  # the original's rows hold no test-only bin
+            bins = [b for b in s.bins if not b.test_only]
+        else:
+            bins = [b for b in s.bins if b.test_only or not s.test_bins_only]
         for needles in s.needles:
             for b in bins:
                 if b.test_only and needles * TEST_BIN_TOKENS_PER_NEEDLE > b.high:

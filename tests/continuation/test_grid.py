@@ -73,7 +73,11 @@ def test_scale_defaults_and_grid_order():
     full = grid.settings(Config(scale="full"))
     assert (test.rounds, test.max_tokens) == (1, 128)
     assert (full.rounds, full.max_tokens) == (3, 512)
-    assert [s.id for s in grid.build(test, "emma")] == ["ctx1k-r00", "ctx2k-r00", "ctx4k-r00"]
+    # the embedded model's main job stops at 2k; a model named by --model goes to 4k
+    assert [s.id for s in grid.build(test, "emma")] == ["ctx1k-r00", "ctx2k-r00"]
+    remote = grid.settings(Config(model="m", max_context=8192))
+    assert [s.id for s in grid.build(remote, "emma")] == ["ctx1k-r00", "ctx2k-r00",
+                                                          "ctx4k-r00"]
     assert [s.id for s in grid.build(full, "emma")][-3:] == ["ctx8k-r00", "ctx8k-r01",
                                                               "ctx8k-r02"]
     assert test.ceiling == full.ceiling == 8192  # the same continuation point at both scales
@@ -81,7 +85,9 @@ def test_scale_defaults_and_grid_order():
 
 def test_the_test_scale_stops_at_its_largest_tier():
     with pytest.raises(ValueError, match=r"largest context 4096; lower it \(or run --scale full"):
-        grid.settings(Config(continuation_start_context=8192))
+        grid.settings(Config(model="m", continuation_start_context=8192))
+    with pytest.raises(ValueError, match=r"largest context 2048; lower it"):
+        grid.settings(Config(continuation_start_context=4096))
     assert grid.settings(Config(scale="full", continuation_start_context=8192)).tiers() == [8192]
 
 

@@ -28,9 +28,14 @@ def test_the_originals_bins_first_closed_then_left_open():
 
 
 def test_the_test_scale_is_small_and_has_a_curve_with_the_4k_8k_bin():
-    samples = grid.build(grid.settings(options(mrcr_source="generated")))
+    samples = grid.build(grid.settings(options(mrcr_source="generated", model="m")))
     assert [s.id for s in samples] == ["gen-nd2-tb1k-s000", "gen-nd2-tb2k-s000",
                                        "gen-nd2-tb4k-s000", "gen-nd2-b8k-s000"]
+    # on the embedded model the generated rows keep the test-only bins alone; the
+    # original's rows keep 4k-8k
+    embedded = grid.build(grid.settings(options(mrcr_source="both")))
+    assert [s.id for s in embedded if s.source == "generated"] == \
+        [s.id for s in samples[:3]]
     assert sum(s.bin_high for s in samples) <= 16_000  # prompt tokens: less than that
     assert {s.max_passage for s in samples} == {200}  # short answers: short replies
     smoke = grid.smoke_rule(samples)
@@ -82,7 +87,8 @@ def test_full_scale_sends_no_cap_and_no_temperature_as_the_original_unless_asked
 
 
 def test_needle_counts_combine_and_test_bins_take_only_the_needles_they_hold():
-    settings = grid.settings(options(mrcr_needles=["2,8", "4"], mrcr_source="generated"))
+    settings = grid.settings(options(mrcr_needles=["2,8", "4"], mrcr_source="generated",
+                                     model="m"))
     ids = [s.id for s in grid.build(settings)]
     assert settings.needles == (2, 4, 8)
     assert "gen-nd4-tb1k-s000" in ids and "gen-nd8-tb1k-s000" not in ids
