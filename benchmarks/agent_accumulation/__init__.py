@@ -35,8 +35,8 @@ EXPERIMENT = Experiment(
     render=f"{__name__}.plots:render",
     findings=f"{__name__}.scoring:findings",
     target="details.gold_ids",
-    on_embedded=("skipped: the embedded model calls no tools (llama-cpp-python answers tool "
-                 "choice auto with text); run it with --model on an endpoint that calls tools"),
+    on_embedded=("skipped: the embedded model calls no tools; --model an endpoint that "
+                 "calls tools runs it"),
 )
 
 

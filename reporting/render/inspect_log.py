@@ -231,14 +231,42 @@ def _score_value(value: Any) -> bool:
 
 
 def _message(message: dict, id: str):
-    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+    from inspect_ai.model import (ChatMessageAssistant, ChatMessageSystem, ChatMessageTool,
+                                  ChatMessageUser)
 
     kinds = {"system": ChatMessageSystem, "developer": ChatMessageSystem,
-             "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+             "user": ChatMessageUser, "assistant": ChatMessageAssistant,
+             "tool": ChatMessageTool}
     role = message.get("role", "user")
     if role not in kinds:
         raise ValueError(f"a message of role {role!r} has no inspect message type")
-    return kinds[role](id=id, content=message.get("content") or "")
+    content = message.get("content") or ""
+    if role == "tool":  # a tool's result answers its call by id
+        return ChatMessageTool(id=id, content=content,
+                               tool_call_id=message.get("tool_call_id"))
+    if role == "assistant" and message.get("tool_calls"):
+        return ChatMessageAssistant(id=id, content=content,
+                                    tool_calls=[_tool_call(c) for c in message["tool_calls"]])
+    return kinds[role](id=id, content=content)
+
+
+def _tool_call(call: dict):
+    """An OpenAI-shaped tool call as inspect's; arguments that are not a JSON object are kept
+    as its parse error (what a model sent is data)."""
+    import json
+
+    from inspect_ai.tool import ToolCall
+
+    function = call.get("function") or {}
+    text = function.get("arguments") or "{}"
+    try:
+        arguments, error = json.loads(text), None
+    except ValueError as problem:
+        arguments, error = {}, f"{problem}: {text[:200]}"
+    if not isinstance(arguments, dict):
+        arguments, error = {}, f"not a JSON object: {text[:200]}"
+    return ToolCall(id=str(call.get("id") or ""), function=str(function.get("name") or ""),
+                    arguments=arguments, parse_error=error)
 
 
 def _output(record: SampleRecord, model: str):

@@ -437,7 +437,8 @@ ROWS: dict[str, Row] = {
                              fault=lambda server: setattr(server, "api_key", KEY),
                              env={"JUDGE_KEY": "judge-key-the-server-refuses"}, xdist=True),
     "judge-route-404": Row(JUDGED, 2, r"answered 404 to POST /chat/completions .*: is "
-                           r"--judge-base-url the API root .*serve --judge-model 'judge'\?",
+                           r"--judge-base-url an OpenAI-compatible API root .*serve "
+                           r"--judge-model 'judge'\?",
                            fault=lambda server: judge_fault(server, Fault(404)),
                            server_text=True, xdist=True),
     "judge-answers-not-json": Row(JUDGED, 2, r"not a chat completion: the body is not JSON "

@@ -31,7 +31,8 @@ TEST_GRID = """
 import hashlib, json
 from benchmarks.mrcr import grid, stimulus
 options = {"scale": "test", "mrcr_needles": ["2,4,8"], "mrcr_samples": 2,
-           "mrcr_source": "generated", "mrcr_seed": 0, "mrcr_merge_user_messages": False}
+           "mrcr_source": "generated", "mrcr_seed": 0, "mrcr_merge_user_messages": False,
+           "model": "m"}
 settings = grid.settings(lambda name: options.get(name))
 rows = [stimulus.prepare(s, None).row.to_dict() for s in grid.build(settings)]
 print(len(rows), hashlib.sha256(json.dumps(rows).encode()).hexdigest())

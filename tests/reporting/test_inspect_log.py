@@ -92,7 +92,7 @@ def record_from(sample, log) -> SampleRecord:
     return SampleRecord(
         experiment=log.eval.task.removeprefix("contextrot/"), sample_id=sample.id,
         run_id=log.eval.run_id, params=params,
-        messages=[{"role": m.role, "content": m.text} for m in sample.input]
+        messages=[_message_from(m) for m in sample.input]
         if isinstance(sample.input, list) else [],
         output=next((p.text for p in parts if p.type == "text"), None),
         thinking=next((p.reasoning for p in parts if p.type == "reasoning"), None),
@@ -103,6 +103,19 @@ def record_from(sample, log) -> SampleRecord:
         cached_tokens=usage.input_tokens_cache_read if usage else None,
         reasoning_tokens=usage.reasoning_tokens if usage else None,
         **kept)
+
+
+def _message_from(message) -> dict:
+    """A message as the record keeps it: role and content, a tool result's call id, an
+    assistant's tool calls (their arguments as JSON text, as OpenAI's shape holds them)."""
+    found = {"role": message.role, "content": message.text}
+    if message.role == "tool":
+        found["tool_call_id"] = message.tool_call_id
+    if message.role == "assistant" and message.tool_calls:
+        found["tool_calls"] = [{"id": c.id, "type": "function", "function": {
+            "name": c.function, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
+            for c in message.tool_calls]
+    return found
 
 
 def _shows_the_reply(sample, reply: str, name: str) -> None:

@@ -4,6 +4,9 @@ re-asks nothing stored, and each tool fault is one line with no traceback."""
 
 from __future__ import annotations
 
+import os
+import pathlib
+
 import pytest
 
 from fixtures.scripted_server import ScriptedServer
@@ -46,7 +49,12 @@ def by_sample(records: dict) -> dict:
 
 
 @pytest.fixture
-def project(pytester):
+def project(pytester, monkeypatch):
+    # the toy experiment imports tests.tools.helpers: the child finds the repository's root
+    # (an installed contextrot holds benchmarks, fixtures and reporting, never tests)
+    root = str(pathlib.Path(__file__).resolve().parents[2])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p))
     pytester.makeconftest(CONFTEST)
     (pytester.path / "benchmarks").mkdir()
     (pytester.path / "benchmarks" / "test_ledger.py").write_text(TOOL_TEST)
