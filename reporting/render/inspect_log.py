@@ -262,7 +262,7 @@ def _tool_call(call: dict):
     try:
         arguments, error = json.loads(text), None
     except (ValueError, RecursionError) as problem:  # (nested past the parser's depth)
-        arguments, error = {}, f"{type(problem).__name__}: {problem}: {text[:200]}"
+        arguments, error = {}, f"{problem}: {text[:200]}"
     if not isinstance(arguments, dict):
         arguments, error = {}, f"not a JSON object: {text[:200]}"
     return ToolCall(id=str(call.get("id") or ""), function=str(function.get("name") or ""),
