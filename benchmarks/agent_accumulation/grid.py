@@ -42,8 +42,13 @@ class Condition:
     @property
     def name(self) -> str:
         """``full``, ``clear:2``, ``drop:0.5``, ``trim:0.5``, ``compact:16384``: the record's
-        ``params.condition``."""
-        return self.kind if self.kind == "full" else f"{self.kind}:{self.value:g}"
+        ``params.condition``, which ``parse_conditions`` reads back as this condition (a
+        threshold in whole tokens: ``:g`` wrote 1m as ``1.04858e+06``, which it refuses)."""
+        if self.kind == "full":
+            return self.kind
+        if self.kind == "compact":
+            return f"{self.kind}:{int(self.value)}"
+        return f"{self.kind}:{self.value:g}"
 
     @property
     def id(self) -> str:

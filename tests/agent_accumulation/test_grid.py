@@ -110,3 +110,20 @@ def test_the_embedded_model_skips_every_sample_with_one_line_before_any_work():
     assert "\n" not in str(skipped.value) and "--model" in str(skipped.value)
     with pytest.raises(Skipped):
         test_agent_accumulation.request_size(sample, EmbeddedContext())
+
+
+@pytest.mark.parametrize("typed, name, ident", [
+    ("compact:1m", "compact:1048576", "compact1m"), ("compact:1000k", "compact:1024000",
+                                                     "compact1000k"),
+    ("compact:32k", "compact:32768", "compact32k"), ("compact:2000000", "compact:2000000",
+                                                     "compact2000000t"),
+    ("clear:2", "clear:2", "clear02"), ("drop:0.25", "drop:0.25", "drop025")])
+def test_a_condition_reads_back_as_itself_from_its_name(typed, name, ident):
+    """The record's ``params.condition`` is read again for each sample (``condition_of``): a
+    name written as ``compact:1.04858e+06`` was refused as a value never typed."""
+    (condition,) = grid.parse_conditions(typed)
+    assert condition.name == name and grid.parse_conditions(name) == (condition,)
+    assert condition.id == ident
+    (sample,) = grid.build(settings(agent_lengths="8k", agent_samples=1, agent_modes="live",
+                                    agent_conditions=typed, agent_needles="1"))
+    assert sample.condition == name and sample.condition_of() == condition
