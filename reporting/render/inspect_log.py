@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from reporting.experiments import Experiment
-from reporting.storage.records import SampleRecord
+from reporting.storage.records import SampleRecord, encodable
 
 if TYPE_CHECKING:  # the plugin checks the extra at start-up: pandas loads when logs are made
     import pandas as pd
@@ -267,8 +267,8 @@ def _tool_call(call: dict):
 
     function = call.get("function") or {}
     text = function.get("arguments") or "{}"
-    try:
-        arguments, error = json.loads(text), None
+    try:  # (JSON text may escape what UTF-8 cannot hold: a lone surrogate stays escaped)
+        arguments, error = encodable(json.loads(text)), None
     except (ValueError, RecursionError) as problem:  # (nested past the parser's depth)
         arguments, error = {}, f"{problem}: {text[:200]}"
     if not isinstance(arguments, dict):
