@@ -17,10 +17,12 @@ import json
 import re
 import sqlite3
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 from fixtures.cache import ResponseCache, unusable
+from fixtures.keys import MASK, hold, masked
 from fixtures.models import EndpointModel
 from fixtures.native_servers import AnthropicServer, GeminiServer
 from fixtures.scripted_agents import perfect_agent
@@ -304,3 +306,22 @@ def test_a_key_no_header_can_carry_is_refused_at_start_naming_its_variable(provi
     assert done.returncode == 4, output(done)[-3000:]
     assert re.search(rf"^ERROR: \${variable} {line}", output(done), re.MULTILINE), output(done)
     assert shown_anywhere(done, tmp_path) == []
+
+
+@pytest.mark.parametrize("form", [
+    lambda key: html.escape(key),  # an HTML page quoting the header
+    lambda key: "".join(f"&#{ord(c)};" if not c.isalnum() else c for c in key),
+    lambda key: json.dumps(json.dumps(key.replace("-", "\\u002d").replace("/", "\\/"))),
+    lambda key: json.dumps(json.dumps(json.dumps(key))),  # three gateways deep
+    lambda key: quote(key, safe="-"),  # percent-encoded, but not as quote() writes it
+    lambda key: html.escape(quote(key, safe="/")),
+])
+def test_masking_undoes_every_escape_a_secret_can_reach_text_in(form):
+    """Where the held key shows only once escapes are undone, that reading is what goes on,
+    masked: no fragment of the key is left."""
+    key = KEYS["openai"][1]
+    hold(key)
+    shown = masked(f"upstream said: {form(key)} (request 7)")
+    assert MASK in shown and not TAIL.search(shown) and "request 7" in shown
+    assert masked("an answer: 5 & 6, 100% \\u0041 &amp; 0x2f") == \
+        "an answer: 5 & 6, 100% \\u0041 &amp; 0x2f"  # nothing held in it: as it came
