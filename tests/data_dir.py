@@ -18,7 +18,6 @@ test of its own that skips naming such a file (tests/harness/test_data.py).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -45,7 +44,7 @@ def users_own_data_dir() -> Path:
 def excluded_files(user: Path) -> dict[str, str]:
     """The registered files of ``user`` that the tests must not read, each with why: every
     optional one, and any whose sha256 is not the registered one."""
-    from fixtures.data import REGISTRY
+    from fixtures.data import REGISTRY, file_sha256
 
     found = {}
     for name, entry in sorted(REGISTRY.items()):
@@ -54,17 +53,9 @@ def excluded_files(user: Path) -> dict[str, str]:
             continue
         if entry.optional:
             found[name] = "optional: a test that needs it builds its own"
-        elif entry.sha256 and file_digest(path) != entry.sha256:
+        elif entry.sha256 and file_sha256(path) != entry.sha256:
             found[name] = f"its sha256 is not the registered {entry.sha256[:16]}..."
     return found
-
-
-def file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def hermetic_data_dir(folder: Path, user: Path) -> Path:

@@ -10,7 +10,7 @@ import pytest
 
 from fixtures import data
 
-from ..data_dir import file_digest, users_own_data_dir
+from ..data_dir import users_own_data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,7 +40,7 @@ def test_every_registered_file_is_present_and_verified(monkeypatch):
     user = users_own_data_dir()
     monkeypatch.setenv(data.DATA_DIR_VARIABLE, str(user))
     other = [name for name, entry in sorted(data.REGISTRY.items()) if entry.sha256 and
-             (user / name).is_file() and file_digest(user / name) != entry.sha256]
+             (user / name).is_file() and data.file_sha256(user / name) != entry.sha256]
     for name, entry in data.REGISTRY.items():
         if name not in other and (not entry.optional or (user / name).exists()):
             assert data.data_file(name).is_file()
