@@ -15,7 +15,7 @@ import re
 from typing import Callable
 
 from benchmarks.texts.fitting import K, M, length_id, parse_lengths
-from fixtures.parametrize import SampleParams
+from fixtures.pytest_face.parametrize import SampleParams
 
 MODES = ("trajectory", "live")
 MODE_IDS = {"trajectory": "traj", "live": "live"}

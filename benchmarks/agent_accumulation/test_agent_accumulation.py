@@ -7,10 +7,10 @@ import re
 import pytest
 
 from benchmarks.texts.fitting import TooShort
-from fixtures.models import EndpointFatal
-from fixtures.plan import PlannedSize
+from fixtures.engine.models import EndpointFatal
+from fixtures.pytest_face.plan import PlannedSize
 
-from fixtures.parametrize import experiment_grid, parametrize_samples
+from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, cost, episode, grid, ledger, scoring, stimulus, tools
 

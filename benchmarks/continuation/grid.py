@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from fixtures.embedded import CONTEXT_LENGTH as EMBEDDED_CONTEXT
-from fixtures.parametrize import SampleParams, tokens_id
+from fixtures.embedded.model import CONTEXT_LENGTH as EMBEDDED_CONTEXT
+from fixtures.pytest_face.parametrize import SampleParams, tokens_id
 
 from .readability import DEFAULT_SET
 from .text import DEFAULT_TEXT

@@ -14,7 +14,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from fixtures.data import REGISTRY, DataUnavailable, data_file, use_nltk_data
+from fixtures.data.registry import REGISTRY, DataUnavailable, data_file, use_nltk_data
 
 DEFAULT_TEXT = "nltk:austen-emma.txt"
 # extractous stops at this many characters; reaching it is reported as a truncation.

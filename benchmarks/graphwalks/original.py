@@ -48,7 +48,7 @@ def needed(lengths) -> tuple[str, ...]:
 
 def missing(lengths, directory: str | None) -> str | None:
     """Why the original's rows for these lengths cannot be read, or None (a stat)."""
-    from fixtures.data import data_dir
+    from fixtures.data.registry import data_dir
 
     base = Path(directory).expanduser() if directory else data_dir() / FOLDER
     absent = [name for name in needed(lengths) if not (base / name).is_file()]
@@ -65,7 +65,7 @@ def missing(lengths, directory: str | None) -> str | None:
 def paths(lengths, directory: str | None) -> list[Path]:
     if directory:
         return [Path(directory).expanduser() / name for name in needed(lengths)]
-    from fixtures.data import data_file
+    from fixtures.data.registry import data_file
 
     return [data_file(f"{FOLDER}/{name}") for name in needed(lengths)]
 
@@ -77,7 +77,7 @@ def read_file(path: Path) -> list[dict]:
     file without ``date_added`` holds the 2025 rows (the column came with the 2026 ones)."""
     import pyarrow.parquet as pq
 
-    from fixtures import rows as check
+    from fixtures.data import rows as check
 
     present = set(pq.read_schema(path).names)
     lacking = [c for c in COLUMNS if c not in present and c != "date_added"]
@@ -103,7 +103,7 @@ class Rows:
     """The rows of the files asked for, in file order; prompts counted in one unit."""
 
     def __init__(self, files: list[Path], count):
-        from fixtures.data import read_checked
+        from fixtures.data.registry import read_checked
 
         self.count = count
         self.rows: list[dict] = []

@@ -19,7 +19,7 @@ import dataclasses
 import statistics
 import time
 
-from fixtures.tokenizer import make_unit, o200k
+from fixtures.tokens.tokenizer import make_unit, o200k
 
 from benchmarks.texts import haystack
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from fixtures.parametrize import SampleParams, tokens_id
+from fixtures.pytest_face.parametrize import SampleParams, tokens_id
 
 LENGTHS = (500, 1_000, 5_000, 10_000, 50_000, 100_000, 500_000, 900_000)
 DEPTHS = tuple(range(0, 101, 10))

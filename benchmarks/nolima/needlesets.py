@@ -33,7 +33,7 @@ import json
 import re
 from pathlib import Path
 
-from fixtures import rows as check
+from fixtures.data import rows as check
 
 HERE = Path(__file__).parent
 OWN_SETS = {"contextrot_latent": HERE / "contextrot_latent.json",

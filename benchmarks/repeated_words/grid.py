@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from fixtures.parametrize import SampleParams
+from fixtures.pytest_face.parametrize import SampleParams
 
 from .words import read_pair
 

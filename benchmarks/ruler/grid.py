@@ -11,7 +11,7 @@ import dataclasses
 
 from benchmarks.texts import fitting
 from benchmarks.texts.fitting import length_id
-from fixtures.parametrize import SampleParams
+from fixtures.pytest_face.parametrize import SampleParams
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,7 +14,7 @@ import functools
 import json
 from pathlib import Path
 
-from fixtures.data import data_dir, data_file, read_checked, registered_fix
+from fixtures.data.registry import data_dir, data_file, read_checked, registered_fix
 
 from .stimulus import QaData
 

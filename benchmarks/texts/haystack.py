@@ -36,9 +36,9 @@ from typing import Sequence
 
 import numpy as np
 
-from fixtures.counted import CountedText, chars_for_piece
-from fixtures.data import data_file, import_nltk, use_nltk_data
-from fixtures.tokenizer import CountingFailed, o200k
+from fixtures.tokens.counted import CountedText, chars_for_piece
+from fixtures.data.registry import data_file, import_nltk, use_nltk_data
+from fixtures.tokens.tokenizer import CountingFailed, o200k
 
 BIBLE = "bible-kjv.txt"
 # Titles and abbreviations that end in a period inside a sentence. Punkt learns these when

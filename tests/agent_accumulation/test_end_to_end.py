@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks.agent_accumulation import stimulus, tools
-from fixtures.scripted_agents import perfect_agent
-from fixtures.scripted_server import ScriptedServer
-from fixtures.toolcalls import tool_history_problem
+from tests.doubles.scripted_agents import perfect_agent
+from tests.doubles.scripted_server import ScriptedServer
+from fixtures.engine.toolcalls import tool_history_problem
 
 from ..subprocess_pytest import run_records, run_scripted
 

@@ -11,12 +11,12 @@ import types
 
 import pytest
 
-from fixtures.harness import sends_routing_keys
-from fixtures.models import OpenAIChatModel
-from fixtures.prefix import (BLOCK_CHARS, PrefixGate, Turns, leaders_and_shares, order_items,
+from fixtures.pytest_face.harness import sends_routing_keys
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.engine.prefix import (BLOCK_CHARS, PrefixGate, Turns, leaders_and_shares, order_items,
                              routing_key)
-from fixtures.scripted_server import Fault, PrefixCache, ScriptedServer
-from fixtures.throttle import Throttle, request_owner
+from tests.doubles.scripted_server import Fault, PrefixCache, ScriptedServer
+from fixtures.engine.throttle import Throttle, request_owner
 
 from .test_plugin import CONFTEST, run, stored
 
@@ -24,7 +24,7 @@ from .test_plugin import CONFTEST, run, stored
 # group by group interleaved (part outer), so the order has to bring each group together.
 GROUPED_TEST = '''
 import dataclasses, random
-from fixtures.parametrize import SampleParams, parametrize_samples
+from fixtures.pytest_face.parametrize import SampleParams, parametrize_samples
 
 @dataclasses.dataclass(frozen=True)
 class Part(SampleParams):

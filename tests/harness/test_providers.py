@@ -10,14 +10,14 @@ import json
 
 import pytest
 
-from fixtures.anthropic_messages import to_messages, with_breakpoints
-from fixtures.gemini import to_contents
-from fixtures.generation import GenerationSettings
-from fixtures.models import EndpointFatal, EndpointModel, EndpointRefused
-from fixtures.native_servers import (MESSAGE_TOKENS, PROMPT_TOKENS, AnthropicServer,
+from fixtures.providers.anthropic_messages import to_messages, with_breakpoints
+from fixtures.providers.gemini import to_contents
+from fixtures.providers.generation import GenerationSettings
+from fixtures.engine.models import EndpointFatal, EndpointModel, EndpointRefused
+from tests.doubles.native_servers import (MESSAGE_TOKENS, PROMPT_TOKENS, AnthropicServer,
                                      GeminiServer, camel)
-from fixtures.scripted_server import Fault
-from fixtures.tokenizer import CountingAPI, make_unit, o200k
+from tests.doubles.scripted_server import Fault
+from fixtures.tokens.tokenizer import CountingAPI, make_unit, o200k
 
 KEY = "sk-provider-test-key-0001"
 SERVERS = {"anthropic": AnthropicServer, "google": GeminiServer}

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from fixtures import rows as check
+from fixtures.data import rows as check
 
 
 @pytest.mark.parametrize(("value", "count"), [(12, 12), (12.0, 12), ("12", 12), (" 7 ", 7),

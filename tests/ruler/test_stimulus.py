@@ -17,7 +17,7 @@ import pytest
 
 from benchmarks.ruler import fitting, grid, stimulus, words
 from benchmarks.ruler.grid import RulerSample
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 LENGTHS = (4096, 8192)
 SYNTHETIC = [name for name, task in grid.TASKS.items() if not task.needs_data]
