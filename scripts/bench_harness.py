@@ -34,7 +34,7 @@ The sections (all by default; name some to run only those):
     full-grid   the whole repeated-words grid of one pair (1,090 samples, up to 10,000 words)
                 at 16 and 64 connections, without and with ``-n 2``
 
-    prefix      the order of requests for a prefix cache (fixtures/prefix.py): the full grids
+    prefix      the order of requests for a prefix cache (fixtures/engine/prefix.py): the full grids
                 with shared prefixes (``--quick``: cut-down ones), NIAH, RULER's haystack
                 tasks, continuation's rounds (and
                 repeated words, which shares nothing worth waiting for) against the

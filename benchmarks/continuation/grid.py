@@ -42,7 +42,8 @@ class ContinuationSample(SampleParams):
 
     @property
     def prefix_group(self) -> tuple:
-        """A tier's rounds send the same prompt (fixtures/prefix.py runs them back to back)."""
+        """A tier's rounds send the same prompt (fixtures/engine/prefix.py runs them back to
+        back)."""
         return self.text, self.context, self.metric_set
 
     prefix_share = 1.0

@@ -48,7 +48,7 @@ def document_name(source: str) -> str:
     if kind == "data" and rest:
         if rest not in REGISTRY:
             raise TextUnavailable(f"--continuation-text {source}: {rest!r} is not in the data "
-                                  "registry (fixtures/data.py); give a registered name")
+                                  "registry (fixtures/data/registry.py); give a registered name")
         return Path(rest).stem
     path = Path(source).expanduser()
     if not path.is_file():

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .graphs import PROBLEM_TYPES
 
-REVISION = "f338bb265735a56a79f4b0f5def722c9c3268ead"  # the registry's (fixtures/data.py)
+REVISION = "f338bb265735a56a79f4b0f5def722c9c3268ead"  # the registry's (fixtures/data/registry.py)
 FOLDER = "openai_graphwalks"
 FILES = (("graphwalks_128k_and_shorter.parquet", "<128k"),
          ("graphwalks_256k_to_1mil.parquet", ">128k"))
@@ -71,7 +71,7 @@ def paths(lengths, directory: str | None) -> list[Path]:
 
 
 def read_file(path: Path) -> list[dict]:
-    """One file's rows, each checked (fixtures/rows.py): the original's columns, at least
+    """One file's rows, each checked (fixtures/data/rows.py): the original's columns, at least
     one row; a prompt that is text, answer nodes that are a list of texts (one
     comma-joined text would be graded against its characters), a known problem type. A
     file without ``date_added`` holds the 2025 rows (the column came with the 2026 ones)."""

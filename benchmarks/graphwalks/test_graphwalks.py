@@ -3,7 +3,7 @@
 import dataclasses
 
 from benchmarks.texts.fitting import TooShort
-from fixtures.engine.models import Completion
+from fixtures.providers.base import Completion
 from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, original, scoring, stimulus

@@ -82,7 +82,7 @@ def _rows_of(path: Path) -> dict[str, dict]:
 
 
 def _questions(table: list[dict]) -> dict[str, dict]:
-    """Each row checked (fixtures/rows.py): a question, an answer and each prompt that are
+    """Each row checked (fixtures/data/rows.py): a question, an answer and each prompt that are
     text (never null, NaN or empty: pandas would make them "nan"), counts that are whole
     numbers, one row per id (a second would be folded into the first)."""
     from fixtures.data import rows as check

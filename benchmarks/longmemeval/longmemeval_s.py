@@ -36,7 +36,7 @@ def read_questions(path: Path) -> tuple[Question, ...]:
 
 
 def _question(entry, number: int) -> Question:
-    """One instance, checked (fixtures/rows.py): texts that are text (an answer may be a
+    """One instance, checked (fixtures/data/rows.py): texts that are text (an answer may be a
     number, as LongMemEval writes some), one date and one id per session, turns with a role
     and text, and evidence ids that each name one of its sessions."""
     if not isinstance(entry, dict):

@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from fixtures.engine.models import EndpointError
+from fixtures.providers.base import EndpointError
 from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, history, scoring, stimulus

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from fixtures.engine.models import Completion, EndpointFatal
+from fixtures.providers.base import Completion, EndpointFatal
 from fixtures.pytest_face.parametrize import Unavailable, experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, generate, grid, scoring, stimulus

@@ -49,7 +49,7 @@ class NiahSample(SampleParams):
     @property
     def prefix_group(self) -> tuple:
         """A cell's depths and distractor counts share its haystack up to the first insertion
-        (fixtures/prefix.py orders them back to back, the deepest first)."""
+        (fixtures/engine/prefix.py orders them back to back, the deepest first)."""
         return self.mode, self.question, self.needle, self.length, self.trial
 
     @property

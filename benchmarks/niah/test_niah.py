@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from fixtures.engine.models import EndpointError
+from fixtures.providers.base import EndpointError
 from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, needles, scoring, stimulus

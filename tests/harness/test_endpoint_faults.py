@@ -6,7 +6,8 @@ import sqlite3
 import pytest
 
 from fixtures.engine.cache import ResponseCache
-from fixtures.engine.models import EndpointFatal, OpenAIChatModel, check_base_url
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.providers.base import EndpointFatal, check_base_url
 from tests.doubles.scripted_server import Fault, ScriptedServer
 from reporting.storage.sqlite import storage_problem
 

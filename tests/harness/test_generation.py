@@ -10,7 +10,8 @@ import pytest
 
 from fixtures.providers.generation import (DEFAULT_THINKING_BUDGET, GenerationError, GenerationSettings,
                                  RequestShaper, answer_apart, settings_from)
-from fixtures.engine.models import EndpointFatal, OpenAIChatModel
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.providers.base import EndpointFatal
 from tests.doubles.scripted_server import ScriptedServer, openai_refusal
 from fixtures.tokens.tokenizer import o200k
 

@@ -10,7 +10,8 @@ import openai
 import pytest
 
 from fixtures.providers.keys import MASK, hold, key_from, masked, masked_body, revealed
-from fixtures.engine.models import OpenAIChatModel, error_message
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.providers.base import error_message
 from tests.doubles.scripted_server import Fault, ScriptedServer
 
 KEY = "sk-keys-test-never-shown-1234"

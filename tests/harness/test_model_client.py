@@ -6,7 +6,8 @@ The client is asynchronous (``openai.AsyncOpenAI``); pytest-asyncio runs each te
 import pytest
 
 from fixtures.engine.cache import ResponseCache, cache_key
-from fixtures.engine.models import EndpointFatal, EndpointRefused, OpenAIChatModel, redact_url
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.providers.base import EndpointFatal, EndpointRefused, redact_url
 from tests.doubles.scripted_server import Fault, ScriptedServer
 
 MESSAGES = [{"role": "user", "content": "Simply replicate: apple apple"}]

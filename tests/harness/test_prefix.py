@@ -1,4 +1,4 @@
-"""Requests ordered for a prefix cache (fixtures/prefix.py) against the scripted server's
+"""Requests ordered for a prefix cache (fixtures/engine/prefix.py) against the scripted server's
 prefix cache model: the cached tokens the endpoint reports reach the records, the summary
 and the report; with the order on, a grid of shared prefixes computes its prefix tree once;
 with it off, the same samples give the same records."""

@@ -1,6 +1,6 @@
 """Claude and Gemini through their own APIs (``--provider anthropic|google``): the real
 ``anthropic`` and ``google-genai`` SDKs under the one request engine, against the scripted
-servers that speak each API (fixtures/native_servers.py) over real HTTP.
+servers that speak each API (tests/doubles/native_servers.py) over real HTTP.
 
 Here, one client at a time: what each request carries, what each reply becomes, every fault
 of the fault table. test_providers_end_to_end.py runs RULER as a user does.
@@ -13,7 +13,8 @@ import pytest
 from fixtures.providers.anthropic_messages import to_messages, with_breakpoints
 from fixtures.providers.gemini import to_contents
 from fixtures.providers.generation import GenerationSettings
-from fixtures.engine.models import EndpointFatal, EndpointModel, EndpointRefused
+from fixtures.engine.models import EndpointModel
+from fixtures.providers.base import EndpointFatal, EndpointRefused
 from tests.doubles.native_servers import (MESSAGE_TOKENS, PROMPT_TOKENS, AnthropicServer,
                                      GeminiServer, camel)
 from tests.doubles.scripted_server import Fault

@@ -1,4 +1,4 @@
-"""The shared row checks (fixtures/rows.py) that every experiment's reader uses: what each
+"""The shared row checks (fixtures/data/rows.py) that every experiment's reader uses: what each
 accepts as it is, and the words of what it refuses."""
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ def test_counts_match_o200k():
 import openai  # noqa: E402
 import pytest  # noqa: E402
 
-from fixtures.engine.models import EndpointFatal  # noqa: E402
+from fixtures.providers.base import EndpointFatal  # noqa: E402
 from tests.doubles.scripted_server import Fault, ScriptedServer, ToyTokenizer  # noqa: E402
 
 TEXT = "The cat sat on the mat. It was warm, and the cat was happy there all day."

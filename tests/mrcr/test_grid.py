@@ -6,7 +6,7 @@ import pytest
 
 from benchmarks.mrcr import grid
 from benchmarks.mrcr.test_mrcr import rejected
-from fixtures.engine.models import EndpointFatal
+from fixtures.providers.base import EndpointFatal
 
 from .test_original import options
 

@@ -12,7 +12,8 @@ import pytest
 
 from fixtures.engine.cache import ResponseCache
 from fixtures.providers.generation import refused_tool_parameter
-from fixtures.engine.models import Completion, EndpointError, OpenAIChatModel
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.providers.base import Completion, EndpointError
 from tests.doubles.scripted_server import ScriptedServer
 from fixtures.engine.toolcalls import BrokenToolHistory, tool_history_problem
 
