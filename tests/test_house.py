@@ -218,6 +218,29 @@ def test_no_product_module_imports_a_test_double():
     assert double_imports(module_files()) == []
 
 
+# fixtures/'s rooms and those each may import: the pytest face down to the engine, the
+# engine down to providers and tokens (docs/architecture.md)
+ROOMS_BELOW = {"pytest_face": {"engine", "providers", "tokens", "data", "embedded"},
+               "engine": {"providers", "tokens"}, "tokens": {"providers"},
+               "providers": set(), "data": set(), "embedded": set()}
+
+
+def test_fixtures_rooms_import_only_the_rooms_below():
+    graph = {module: {t for t in targets if t.startswith("fixtures.")}
+             for module, targets in import_graph(module_files()).items()
+             if module.startswith("fixtures.")}
+
+    def room(module: str) -> str:
+        return module.split(".")[1]
+
+    # a module beside the rooms, or a new room, must say where it stands
+    assert {room(module) for module in graph} == set(ROOMS_BELOW)
+    upward = [f"{module} imports {target}" for module, targets in sorted(graph.items())
+              for target in sorted(targets)
+              if room(target) != room(module) and room(target) not in ROOMS_BELOW[room(module)]]
+    assert upward == []
+
+
 def test_the_import_graph_is_the_products():
     graph = import_graph(module_files())
     assert "fixtures.engine.models" in graph["fixtures.pytest_face.harness"]
