@@ -44,7 +44,7 @@ def users_own_data_dir() -> Path:
 def excluded_files(user: Path) -> dict[str, str]:
     """The registered files of ``user`` that the tests must not read, each with why: every
     optional one, and any whose sha256 is not the registered one."""
-    from fixtures.data import REGISTRY, file_sha256
+    from fixtures.data.registry import REGISTRY, file_sha256
 
     found = {}
     for name, entry in sorted(REGISTRY.items()):

@@ -21,12 +21,12 @@ from urllib.parse import quote
 
 import pytest
 
-from fixtures.cache import ResponseCache, unusable
-from fixtures.keys import MASK, hold, masked
-from fixtures.models import EndpointModel
-from fixtures.native_servers import AnthropicServer, GeminiServer
-from fixtures.scripted_agents import perfect_agent
-from fixtures.scripted_server import Fault, ScriptedServer, responder_named
+from fixtures.engine.cache import ResponseCache, unusable
+from fixtures.engine.models import EndpointModel
+from fixtures.providers.keys import MASK, hold, masked
+from tests.doubles.native_servers import AnthropicServer, GeminiServer
+from tests.doubles.scripted_agents import perfect_agent
+from tests.doubles.scripted_server import Fault, ScriptedServer, responder_named
 
 from ..subprocess_pytest import child_env, run_pytest, run_records, run_reporting
 

@@ -55,7 +55,7 @@ def test_a_record_the_store_cannot_take_is_lost_alone_with_one_line(tmp_path, ca
     run's summary), and the records after it are stored; the run is not stopped."""
     import types
 
-    from fixtures.plugin import RUN_KEY
+    from fixtures.pytest_face.items import RUN_KEY
     from reporting.plugin import RunReporter
     from reporting.storage.records import REPORT_ATTRIBUTE
     from reporting.storage.run import RunContext
