@@ -61,7 +61,7 @@ def add_options(group) -> None:
     add("--agent-pages", type=int, default=None, metavar="P",
         help=f"agent accumulation: pages of the ledger (default {grid.PAGES})")
     add("--agent-max-steps", type=int, default=None, metavar="N",
-        help=f"agent accumulation, live mode: requests per episode at most (default pages + "
-             f"{grid.EXTRA_STEPS})")
+        help=f"agent accumulation, live mode: requests per episode at most (default "
+             f"{grid.STEPS_PER_PAGE} x pages + {grid.EXTRA_STEPS}: room to re-read every page)")
     add("--agent-seed", type=int, default=0,
         help="agent accumulation: seed of the ledgers (default 0)")

@@ -1,6 +1,9 @@
-"""Drawn from records: per needle count, exact and id_f1 by accumulated length, one curve per
-mode and condition (95% bands); exact by the depth of the earliest needle; and each live
-condition against full on the same ledgers (paired, McNemar's exact test)."""
+"""Drawn from records: per needle count, exact and id_f1 by the accumulated length each mode
+and condition actually reached (the median of its episodes' last prompts; the target length
+is the tick beneath, and a dotted line joins the two where they differ), 95% bands; exact by
+the depth of the earliest needle; and each live condition against full on the same ledgers
+(paired, McNemar's exact test). Only ``ok`` records are drawn (an overflow is counted, never
+scored: scoring.OVERFLOW_RULE)."""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ COLOURS = ("#EB4026", "#2FB874", "#EBB125", "#8E5BD9", "#7E8E9E", "#E5739C")
 def render(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
     if frame.empty or "scores.exact" not in frame:
         return []
-    scored = frame[frame["outcome"].isin(("ok", "overflow")) & frame["scores.exact"].notna()]
+    scored = frame[(frame["outcome"] == "ok") & frame["scores.exact"].notna()]
     paths = [_curves(scored[scored["params.needles"] == k], int(k), out_dir)
              for k in sorted(scored["params.needles"].unique())]
     if "details.earliest_needle_depth" in scored and len(scored):
@@ -52,23 +55,38 @@ def _curves(scored: pd.DataFrame, needles: int, out_dir: Path) -> Path:
     fig, axes = plots.panel_grid(2, columns=2, size=(5.6, 4.0))
     lengths = sorted(int(n) for n in scored["params.length"].unique())
     for label, part, colour in _series(scored):
-        xs = [x for x in lengths if (part["params.length"] == x).any()]
+        targets = [x for x in lengths if (part["params.length"] == x).any()]
+        xs = [_reached(part[part["params.length"] == x], x) for x in targets]
         for ax, column in zip(axes, ("scores.exact", "scores.id_f1")):
-            groups = [part[part["params.length"] == x][column].astype(float).tolist() for x in xs]
+            groups = [part[part["params.length"] == x][column].astype(float).tolist()
+                      for x in targets]
             plots.interval_curve(ax, xs, groups, kind="rate" if column == "scores.exact"
                                  else "mean", label=label, color=colour)
+            for target, reached, group in zip(targets, xs, groups):
+                if reached != target and group:  # where it ended, beside its target
+                    ax.plot([target, reached], [np.mean(group)] * 2, ":", color=colour,
+                            linewidth=0.8)
     for ax, name in zip(axes, ("exact (95% band)", "id F1 (mean, 95% band)")):
         ax.set_xscale("log", base=2)
         ax.set_xticks(lengths, [length_label(x) for x in lengths], fontsize=7)
         ax.minorticks_off()
         ax.set_ylim(-0.02, 1.05)
         ax.set_ylabel(name, fontsize=8)
-        ax.set_xlabel("accumulated length (tokens, the run's unit)", fontsize=8)
+        ax.set_xlabel("accumulated length reached (median; ticks: the target lengths)",
+                      fontsize=8)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7, loc="lower left")
     fig.suptitle(f"Agent accumulation, {needles} needle{'s' * (needles != 1)}: by length",
                  fontsize=10)
     return plots.save_figure(fig, out_dir, f"curve-nd{needles}.png", tight=(0, 0, 1, 0.95))
+
+
+def _reached(part: pd.DataFrame, target: int) -> float:
+    """The median length the episodes reached (their last prompt), else the target."""
+    if "details.accumulated_tokens" not in part:
+        return target
+    reached = part["details.accumulated_tokens"].dropna()
+    return float(reached.median()) if len(reached) else target
 
 
 def _depth(scored: pd.DataFrame, out_dir: Path) -> Path:
