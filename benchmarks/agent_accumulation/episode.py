@@ -57,10 +57,9 @@ class Episode:
     sent_tokens: list = dataclasses.field(default_factory=list)  # per request, counted here
     finish_reasons: list = dataclasses.field(default_factory=list)
     summaries: list = dataclasses.field(default_factory=list)  # compact:T's, in order
-    # what the endpoint's own context management did (a native condition): the sums over
-    # the episode's requests of what each reported (Completion.context_management)
-    server_context: collections.Counter = dataclasses.field(
-        default_factory=collections.Counter)
+    # what the endpoint's own context management did to each request (a native condition:
+    # Completion.context_management), in order
+    server_context: list = dataclasses.field(default_factory=list)
     most_page_results: int = 0  # the most page results one request showed
     history: list = dataclasses.field(default_factory=list)  # the episode's whole history
 
@@ -87,8 +86,8 @@ class Episode:
             "accumulated_tokens": self.accumulated_tokens,
             "most_page_results": self.most_page_results,
             **({"summaries": self.summaries} if self.summaries else {}),
-            **({"server_context": dict(sorted(self.server_context.items()))}
-               if self.server_context else {}),
+            **({"server_context": server_totals(self.server_context)}
+               if any(self.server_context) else {}),
         }
 
     def noted(self, completion, sent: list[dict], tokens: int) -> None:
@@ -96,7 +95,22 @@ class Episode:
         self.finish_reasons.append(completion.finish_reason)
         self.sent_tokens.append(tokens)
         self.most_page_results = max(self.most_page_results, stimulus.page_results(sent))
-        self.server_context.update(getattr(completion, "context_management", None) or {})
+        self.server_context.append(getattr(completion, "context_management", None))
+
+
+# Each request re-sends the whole history and the server edits it again: what one request
+# had cleared is the most any did (the episode's end: its max); compactions, their tokens and
+# the input tokens cleared (not read, not billed) add up over the requests.
+MOST_AT_ONCE = ("cleared_tool_uses", "cleared_thinking_turns")
+
+
+def server_totals(reports: list[dict | None]) -> dict:
+    """An episode's server-side context management: the totals and each request's."""
+    found = [report or {} for report in reports]
+    names = sorted({name for report in found for name in report})
+    totals = {name: (max if name in MOST_AT_ONCE else sum)(r.get(name, 0) for r in found)
+              for name in names}
+    return {**totals, "per_request": found}
 
 
 async def trajectory(ledger: Ledger, ask: Ask, count: Count) -> Episode:
