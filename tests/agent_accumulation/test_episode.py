@@ -11,7 +11,7 @@ import pytest
 from benchmarks.agent_accumulation import episode, grid, scoring, stimulus, tools
 from fixtures.toolcalls import tool_history_problem
 
-from .helpers import Agent, Reply, count, small_ledger, tool_reply
+from .helpers import Agent, Reply, count, settings, small_ledger, tool_reply
 
 
 def play(built, ask, condition="full", max_steps=18):
@@ -170,3 +170,40 @@ def test_rereads_and_get_record_calls_are_counted():
     assert details["pages_reread"] == 1 and details["get_record_calls"] == 1
     assert details["tool_calls"] == {"get_record": 1, "read_page": 2, "submit": 1}
     assert details["earliest_needle_depth"] == min(built.needle_depths)
+
+
+def test_the_default_full_grid_sends_no_two_conditions_the_same_requests():
+    conditions = settings(scale="full").conditions
+    built = small_ledger(needles=4, size=120)
+    length = asyncio.run(count(stimulus.trajectory(built)))  # what reading every page reaches
+    sent = {}
+    for condition in conditions:
+        agent = Agent()
+        played = asyncio.run(episode.live(built, agent, count, condition.at(length), 24))
+        assert played.end == episode.SUBMITTED and scoring.score(built, played)["exact"]
+        sent[condition.name] = json.dumps([messages for messages, _ in agent.sent])
+    assert len(set(sent.values())) == len(conditions) == 4, sorted(sent)
+    # trim:F would send drop:F's requests, byte for byte, to an agent making one call a turn
+    agent_drop, agent_trim = Agent(), Agent()
+    for agent, name in ((agent_drop, "drop:0.5"), (agent_trim, "trim:0.5")):
+        asyncio.run(episode.live(built, agent, count, grid.parse_conditions(name)[0], 24))
+    assert agent_drop.sent == agent_trim.sent
+
+
+def test_the_default_step_cap_lets_a_careful_agent_re_read_every_page():
+    built = small_ledger()
+    careful = Agent()
+
+    async def re_reading(messages, tool_choice):  # every page, then every page again
+        n = len(careful.sent) + 1
+        careful.sent.append((messages, tool_choice))
+        if n == 1:
+            return tool_reply(n, "list_pages", {})
+        if n <= 21:
+            return tool_reply(n, "read_page", {"page": (n - 2) % 10 + 1})
+        reply = await Agent()(messages, tool_choice)  # it read everything: it submits
+        reply.message["tool_calls"][0]["id"] = f"c{n}"
+        return reply
+    played = play(built, re_reading, max_steps=settings().max_steps)
+    assert played.end == episode.SUBMITTED and played.details()["pages_reread"] == 10
+    assert scoring.score(built, played)["exact"]
