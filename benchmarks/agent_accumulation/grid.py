@@ -38,8 +38,7 @@ STEPS_PER_PAGE, EXTRA_STEPS = 2, 4
 # thinking budget is added by the run's settings, fixtures/generation.py).
 MAX_TOKENS = 2048
 # Anthropic's context management (the Messages API, beta): each edit's beta header is the
-# adapter's (fixtures/anthropic_messages.py); its smallest compaction trigger
-ANTHROPIC = "anthropic"
+# adapter's (fixtures/anthropic_messages.py); this is its smallest compaction trigger
 ANTHROPIC_MIN_COMPACTION = 50_000
 
 
@@ -80,8 +79,10 @@ class Condition:
 
     @property
     def provider(self) -> str | None:
-        """The provider whose API does this (None: the harness does it, on any)."""
-        return ANTHROPIC if self.kind.startswith(ANTHROPIC) else None
+        """The provider whose API does this, the kind's first word (``anthropic-clear``);
+        None: the harness does it, on any provider."""
+        provider, native, _ = self.kind.partition("-")
+        return provider if native else None
 
     @property
     def twin(self) -> str | None:
