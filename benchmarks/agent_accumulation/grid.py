@@ -40,6 +40,9 @@ MAX_TOKENS = 2048
 # Anthropic's context management (the Messages API, beta): each edit's beta header is the
 # adapter's (fixtures/anthropic_messages.py); this is its smallest compaction trigger
 ANTHROPIC_MIN_COMPACTION = 50_000
+# the provider-native conditions' kinds and the provider each needs
+NATIVE_PROVIDERS = {"anthropic-clear": "anthropic", "anthropic-thinking": "anthropic",
+                    "anthropic-compact": "anthropic"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,10 +82,9 @@ class Condition:
 
     @property
     def provider(self) -> str | None:
-        """The provider whose API does this, the kind's first word (``anthropic-clear``);
-        None: the harness does it, on any provider."""
-        provider, native, _ = self.kind.partition("-")
-        return provider if native else None
+        """The provider (``--provider``) whose API does this; None: the harness does it, on
+        any provider."""
+        return NATIVE_PROVIDERS.get(self.kind)
 
     @property
     def twin(self) -> str | None:
