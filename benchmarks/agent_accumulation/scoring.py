@@ -57,6 +57,8 @@ def details(ledger: Ledger, episode: Episode) -> dict:
 PAIRED_TEST = ("McNemar's exact test on exact: a two-sided binomial test on the ledgers solved "
                "under one condition only (the condition vs full, or a native condition vs its "
                "client-side twin, live mode, the same ledgers, both episodes ok)")
+OVERFLOW_RULE = ("an overflowed episode (outcome overflow) is counted and never scored: not in "
+                 "the headline, the verdict or a pair")
 LEDGER = ("params.length", "params.needles", "params.index", "params.seed", "params.pages")
 # what a native condition's server did, summed per condition (Episode.server_context)
 SERVER_COUNTS = ("cleared_tool_uses", "cleared_thinking_turns", "cleared_input_tokens",
@@ -110,10 +112,6 @@ def findings(frame) -> dict:
                 lines.append(f"episodes, {mode} {condition}: {shown}")
     result["lines"] = lines
     return result
-
-
-OVERFLOW_RULE = ("an overflowed episode (outcome overflow) is counted and never scored: not in "
-                 "the headline, the verdict or a pair")
 
 
 def _reached(frame, into: dict) -> list[str]:
