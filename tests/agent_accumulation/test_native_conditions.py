@@ -144,3 +144,64 @@ def test_the_server_refuses_what_the_api_refuses():
     assert "must be unique" in context.pairing_refusal(
         [{"role": "user", "content": "go"}, use,
          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}]}, use])
+
+
+def loop(uses: int) -> list[dict]:
+    """A task, then ``uses`` turns of one tool use and its result, each with thinking."""
+    messages = [{"role": "user", "content": [{"type": "text", "text": "the task"}]}]
+    for n in range(uses):
+        messages.append({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": f"thought {n}", "signature": "s"},
+            {"type": "tool_use", "id": f"t{n}", "name": "lookup" if n % 2 else "read_page",
+             "input": {"page": n}}]})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"t{n}",
+             "content": [{"type": "text", "text": f"page {n} " * 50}]}]})
+    return messages
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def edited(messages, *edits, thinks=True):
+    request = {"context_management": {"edits": list(edits)}}
+    return context.apply(messages, request, thinks, words,
+                         lambda ms: sum(words(json.dumps(m)) for m in ms))
+
+
+def results(messages):
+    return [b["content"][0]["text"] for m in messages if m["role"] == "user"
+            for b in m["content"] if b.get("type") == "tool_result"]
+
+
+def test_the_scripted_server_clears_as_the_api_says():
+    clear = {"type": "clear_tool_uses_20250919", "trigger": {"type": "tool_uses", "value": 3},
+             "keep": {"type": "tool_uses", "value": 2}}
+    done = edited(loop(6), clear)
+    assert results(done.messages).count(context.CLEARED) == 4
+    assert results(done.messages)[-2:] == results(loop(6))[-2:]  # the last 2 kept
+    assert done.applied == [{"type": "clear_tool_uses_20250919", "cleared_tool_uses": 4,
+                             "cleared_input_tokens": 4 * (100 - words(context.CLEARED))}]
+    assert edited(loop(2), clear).applied == []  # below the trigger: nothing
+    # a tool excluded, and a floor on what is worth clearing
+    assert edited(loop(6), {**clear, "exclude_tools": ["lookup"]}).applied[0][
+        "cleared_tool_uses"] == 2
+    assert edited(loop(6), {**clear, "clear_at_least": {"type": "input_tokens",
+                                                         "value": 10_000}}).applied == []
+    # thinking: all but the last N thinking turns lose theirs; "all" keeps every one
+    thinking = edited(loop(5), {"type": "clear_thinking_20251015",
+                                "keep": {"type": "thinking_turns", "value": 1}})
+    assert context.thinking_text(thinking.messages) == ["thought 4"]
+    assert thinking.applied[0]["cleared_thinking_turns"] == 4
+    kept = edited(loop(5), {"type": "clear_thinking_20251015", "keep": "all"})
+    assert len(context.thinking_text(kept.messages)) == 5 and kept.applied == []
+    # the client sent the whole history: the server reads from the last compaction on
+    history = loop(3) + [{"role": "assistant", "content": [
+        {"type": "compaction", "content": "the summary"},
+        {"type": "tool_use", "id": "t9", "name": "read_page", "input": {"page": 9}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t9",
+                                      "content": [{"type": "text", "text": "page 9"}]}]}]
+    read = context.from_last_compaction(history)
+    assert read[0] == {"role": "user", "content": [{"type": "text", "text": "the summary"}]}
+    assert [b["type"] for b in read[1]["content"]] == ["tool_use"] and len(read) == 3
