@@ -71,7 +71,7 @@ async def solve(sample, ctx):
                     f"{sample.length} tokens ({problem}): a longer --agent-lengths or fewer "
                     "--agent-pages")
     condition = sample.applied_condition
-    if (skipped := native_skip(condition, model, ctx)) is not None:
+    if (skipped := cannot_run(sample.mode, condition, model, ctx)) is not None:
         record.skip(skipped)
     count = Counter(ctx)
     trajectory = sample.mode == "trajectory"
@@ -110,17 +110,22 @@ async def solve(sample, ctx):
     pytest.fail(reason, pytrace=False)
 
 
-def native_skip(condition, model, ctx) -> str | None:
-    """The one line of a native condition this run cannot ask for (another provider, or
-    thinking cleared where there is no thinking); None: it runs."""
+def cannot_run(mode: str, condition, model, ctx) -> str | None:
+    """The one line of a sample this run cannot ask for: a native condition on another
+    provider, thinking cleared where there is no thinking, or a trajectory's forced submit
+    where Anthropic refuses it (thinking on); None: it runs."""
+    provider = getattr(model, "provider", None) or ctx.option("provider") or "openai"
+    thinks = bool(getattr(model, "thinking_budget", 0))
+    if mode == "trajectory" and provider == "anthropic" and thinks:
+        return ("a trajectory forces its submit, and Anthropic refuses a forced tool_choice "
+                "with thinking on: run it with --thinking off, or --agent-modes live")
     needed = condition.provider
     if needed is None:
         return None
-    provider = getattr(model, "provider", None) or ctx.option("provider") or "openai"
     if provider != needed:
         return (f"{condition.name} is {needed}'s own context management: run it with "
                 f"--provider {needed} (this run's is {provider})")
-    if condition.kind == "anthropic-thinking" and not getattr(model, "thinking_budget", 0):
+    if condition.kind == "anthropic-thinking" and not thinks:
         return (f"{condition.name} clears or keeps thinking across turns: run it with "
                 "--thinking on (the API refuses it without thinking)")
     return None

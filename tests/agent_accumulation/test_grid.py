@@ -142,3 +142,23 @@ def test_the_embedded_model_skips_every_sample_with_one_line_before_any_work():
     assert "\n" not in str(skipped.value) and "--model" in str(skipped.value)
     with pytest.raises(Skipped):
         test_agent_accumulation.request_size(sample, EmbeddedContext())
+
+
+class Model:
+    def __init__(self, provider, thinking_budget=0):
+        self.provider, self.thinking_budget = provider, thinking_budget
+
+
+def test_what_a_run_cannot_ask_for_is_one_line():
+    cannot = test_agent_accumulation.cannot_run
+    native, thinking = grid.parse_conditions("anthropic-clear:2,anthropic-thinking:1")
+    assert cannot("live", native, Model("anthropic"), None) is None
+    assert "--provider anthropic" in cannot("live", native, Model("openai"), None)
+    assert "--thinking on" in cannot("live", thinking, Model("anthropic"), None)
+    assert cannot("live", thinking, Model("anthropic", 1024), None) is None
+    # Anthropic refuses a forced tool choice while thinking: the trajectory's submit
+    assert "--agent-modes live" in cannot("trajectory", grid.FULL, Model("anthropic", 1024),
+                                          None)
+    assert cannot("trajectory", grid.FULL, Model("openai", 1024), None) is None
+    assert all("\n" not in (cannot(*case) or "") for case in (
+        ("live", native, Model("openai"), None), ("live", thinking, Model("anthropic"), None)))
