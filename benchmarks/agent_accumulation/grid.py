@@ -16,7 +16,7 @@ import re
 from typing import Callable
 
 from benchmarks.texts.fitting import K, M, length_id, parse_lengths
-from fixtures.parametrize import SampleParams
+from fixtures.pytest_face.parametrize import SampleParams
 
 MODES = ("trajectory", "live")
 MODE_IDS = {"trajectory": "traj", "live": "live"}
@@ -35,10 +35,11 @@ MAX_PAGES = 200
 # every page again), submit, and two more
 STEPS_PER_PAGE, EXTRA_STEPS = 2, 4
 # Output tokens per request: a call, or a reply with notes beside it (a reasoning model's
-# thinking budget is added by the run's settings, fixtures/generation.py).
+# thinking budget is added by the run's settings, fixtures/providers/generation.py).
 MAX_TOKENS = 2048
 # Anthropic's context management (the Messages API, beta): each edit's beta header is the
-# adapter's (fixtures/anthropic_messages.py); this is its smallest compaction trigger
+# adapter's (fixtures/providers/anthropic_messages.py); this is its smallest compaction
+# trigger
 ANTHROPIC_MIN_COMPACTION = 50_000
 # the provider-native conditions' kinds and the provider each needs
 NATIVE_PROVIDERS = {"anthropic-clear": "anthropic", "anthropic-thinking": "anthropic",
@@ -222,7 +223,7 @@ class AgentSample(SampleParams):
 
     @property
     def prefix_group(self) -> tuple:
-        """Every sample of one ledger starts with the same task and pages (fixtures/prefix.py
+        """Every sample of one ledger starts with the same task and pages (fixtures/engine/prefix.py
         runs them back to back)."""
         return self.ledger_seed,
 

@@ -1,6 +1,6 @@
 """Anthropic's own context management as live conditions, end to end: pytest in a subprocess
 with ``--provider anthropic``, the real ``anthropic`` SDK against the scripted Anthropic
-server (fixtures/native_servers.py, fixtures/anthropic_context.py) playing the perfect agent,
+server (tests/doubles/native_servers.py, anthropic_context.py) playing the perfect agent,
 which clears tool results, clears thinking and compacts when a request asks, reports it where
 the API does, and refuses what the API refuses.
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fixtures import anthropic_context as context
-from fixtures.native_servers import AnthropicServer
+from tests.doubles import anthropic_context as context
+from tests.doubles.native_servers import AnthropicServer
 
 from ..subprocess_pytest import child_env, run_pytest
 
@@ -105,7 +105,7 @@ def test_thinking_kept_or_cleared_is_a_condition_and_needs_thinking(tmp_path):
 
 
 def test_a_native_condition_on_another_provider_is_one_line(tmp_path):
-    from fixtures.scripted_server import ScriptedServer
+    from tests.doubles.scripted_server import ScriptedServer
 
     with ScriptedServer("agent", context_length=CONTEXT) as server:
         done, found = run(server, tmp_path / "r", "--agent-lengths", "8k", "--agent-samples",
