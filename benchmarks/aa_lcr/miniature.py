@@ -1,12 +1,12 @@
 """A miniature AA-LCR in the dataset's exact layout, built offline: the tests' data and the
 embedded model's (the card's files are user-fetched).
 
-Four document sets of three short company reports each (quarterly figures of a made-up
+Four document sets of four short company reports each (quarterly figures of a made-up
 company among neutral sentences), six questions that each need two of a set's reports (a
 difference, a comparison), written as the card's two files: ``AA-LCR_Dataset.csv`` with its
 columns in its order and ``extracted_text/AA-LCR_extracted-text.zip`` with each document at
 ``lcr/{category}/{set}/{filename}``. The same bytes on any machine (fixed texts, a seeded
-choice of sentences, fixed zip timestamps); the reports' lengths vary (about 60 to 300
+choice of sentences, fixed zip timestamps); the reports' lengths vary (about 60 to 200
 o200k tokens) so that the sweep's whole documents can fill a length closely. Nothing in it
 is a real company or a real figure.
 """
@@ -27,7 +27,7 @@ SETS = (  # (category, set id, company, sector)
     ("Industry_Reports", "Set_Kestrel", "Kestrel Energy", "energy"),
     ("Legal", "Set_Brightwater", "Brightwater Water", "water"),
 )
-QUARTERS = ("Q1", "Q2", "Q3")
+QUARTERS = ("Q1", "Q2", "Q3", "Q4")  # Q4: in no question (the others' filler)
 SENTENCES = (
     "The board met four times during the period and approved the annual budget.",
     "Staff turnover remained within the range the company set at the start of the year.",
@@ -54,7 +54,7 @@ def revenue(set_index: int, quarter: int) -> int:
 def report(set_index: int, quarter: int) -> str:
     _, _, company, sector = SETS[set_index]
     rng = random.Random(f"{SEED}:{set_index}:{quarter}")
-    filler = [rng.choice(SENTENCES) for _ in range(rng.randint(3, 18))]
+    filler = [rng.choice(SENTENCES) for _ in range(rng.randint(0, 14))]
     half = len(filler) // 2
     return "\n\n".join([
         f"# {company}: {QUARTERS[quarter]} 2024 report",

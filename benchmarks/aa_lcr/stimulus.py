@@ -9,7 +9,8 @@ QUESTION``, with the template's closing new line. One user message, nothing else
 
 **The sweep at a length L** (tokens in the run's unit) adds whole documents of the other
 document sets until one more would pass L: they are taken in a seeded order (the same at
-every L for a question), skipping any that would not fit, and each is placed at a seeded
+every L for a question), skipping any that would not fit (then, short of the tolerance, a
+taken one is swapped for a larger one left over where that fits), and each is placed at a seeded
 slot before, between or after the question's own documents, which keep their order. The
 prompt is the card's template over the lot, renumbered from 1, so only the amount of
 irrelevant text grows. It never passes L and falls short of it by at most ``FILL_SHARE``
@@ -111,12 +112,25 @@ def swept(question: Question, own: Sequence[Document], others: Sequence[Document
         raise Skip(f"its own documents make {base.tokens} tokens, more than {length}")
     # a document's markers and blank line cost the same few tokens whatever its number
     overhead = count(document_block(10, "") + "\n\n")
-    total, taken = base.tokens, []
+    total, taken, left = base.tokens, [], []
+    sizes = {}
     for document in filler_order(question, others, seed):
-        size = count(document.text) + overhead
+        sizes[id(document)] = size = count(document.text) + overhead
         if total + size <= length:
             taken.append(document)
             total += size
+        else:
+            left.append(document)
+    # short of the tolerance: swap a taken filler for a larger one left over, where it fits
+    for document in left:
+        if total >= FILL_SHARE * length:
+            break
+        room = length - total
+        best = max(((sizes[id(document)] - sizes[id(t)], i) for i, t in enumerate(taken)
+                    if 0 < sizes[id(document)] - sizes[id(t)] <= room), default=None)
+        if best is not None:
+            total += best[0]
+            taken[best[1]] = document
     while True:
         arranged = arrange(question, own, taken, seed)
         text = prompt([d.text for d, _ in arranged], question.question)
