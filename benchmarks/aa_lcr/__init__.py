@@ -53,7 +53,7 @@ def add_options(group) -> None:
         help="AA-LCR: repeats of each question and length (default 1); the findings give "
              "the mean over repeats and questions with its interval")
     add("--aa-lcr-max-tokens", type=int, default=None, metavar="TOKENS",
-        help="AA-LCR: the answer's output budget (default: none sent at --scale full, 48 "
+        help="AA-LCR: the answer's output budget (default: none sent at --scale full, 32 "
              "at --scale test)")
     add("--aa-lcr-seed", type=int, default=0,
         help="AA-LCR: seed of the sweep's filler order and positions (default 0)")

@@ -109,3 +109,31 @@ def documents_of_miniature(folder: Path) -> dict[str, str]:
 
     store = dataset.Documents(folder / "extracted_text" / dataset.ZIP_NAME, "")
     return {"/".join(key): text for key, text in store._texts.items()}
+
+
+def test_the_prompts_are_the_same_bytes_in_every_run_and_at_any_n(tmp_path):
+    hashes = []
+    for workers in ("0", "2"):
+        folder = tmp_path / f"n{workers}"
+        with ScriptedServer(player(miniature.oracle), context_length=CONTEXT) as server:
+            _, found = run(folder, server, "--aa-lcr-questions", "2", "--aa-lcr-lengths",
+                           "1k,2k", "-n", workers)
+        hashes.append({r["sample_id"]: (r["stimulus_hash"], r["target_tokens"]) for r in found})
+    assert len(hashes[0]) == 6 and hashes[0] == hashes[1]
+
+
+def test_the_plan_prices_the_sweep_without_building_it(tmp_path):
+    from ..subprocess_pytest import run_pytest
+
+    done = run_pytest("-m", "aa_lcr", "--plan", "--model", "gpt-4.1-mini", "--price-in", "2",
+                      "--price-out", "8", "--scale", "full", "--aa-lcr-source", "miniature",
+                      "--aa-lcr-lengths", "128k,1m", "--aa-lcr-max-tokens", "100",
+                      "--results-dir", str(tmp_path))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    # six questions: native (built and counted, about 400 tokens each) and at 128k and 1m
+    # (their lengths, never built), 100 output tokens each
+    row = re.search(r"^aa_lcr +(\d+) +(\d+) +([\d,]+) +([\d,]+)", done.stdout, re.M)
+    assert row, done.stdout[-3000:]
+    samples, skipped, prompt, output = (int(v.replace(",", "")) for v in row.groups())
+    assert (samples, skipped, output) == (18, 0, 1800)
+    assert 6 * (128 * 1024 + 1024 * 1024) < prompt < 6 * (128 * 1024 + 1024 * 1024 + 600)
