@@ -14,16 +14,13 @@ SOURCE_NAMES = {"card": "the card's questions", "miniature": "the offline miniat
 
 
 def render(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
-    if frame.empty or "params.source" not in frame:
-        return []
-    return [_curves(frame[frame["params.source"] == source], source, out_dir)
-            for source in sorted(frame["params.source"].unique())]
+    return plots.per_value(frame, "params.source",
+                           lambda part, source: _curves(part, source, out_dir))
 
 
 def _curves(frame: pd.DataFrame, source: str, out_dir: Path) -> Path:
     fig, (curve, paired) = plots.panel_grid(2, columns=2, size=(5.6, 4.0))
-    scored = frame[(frame["outcome"] == "ok") & frame["scores.correct"].notna()] \
-        if "scores.correct" in frame else frame.iloc[0:0]
+    scored = plots.scored_rows(frame, "scores.correct")
     lengths = sorted(int(n) for n in frame["params.length"].unique())
     for label, mine, colour in (("native", scored[scored["params.length"] == 0], "#2F7FC1"),
                                 ("swept", scored[scored["params.length"] > 0], "#EA8A12")):

@@ -10,14 +10,12 @@ from fixtures.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, scoring, stimulus
 
-SETTINGS_KEY = pytest.StashKey[grid.Settings]()
 COUNTS: dict = {}  # (unit, text) -> tokens: a filler document is counted once per process
 
 
 def settings(config: pytest.Config) -> grid.Settings:
-    if SETTINGS_KEY not in config.stash:
-        config.stash[SETTINGS_KEY] = grid.settings(config.getoption)
-    return config.stash[SETTINGS_KEY]
+    """The settings (cheap: two stats; the miniature is written once per process)."""
+    return grid.settings(config.getoption)
 
 
 @experiment_grid(EXPERIMENT.name)
