@@ -137,3 +137,24 @@ def test_the_plan_prices_the_sweep_without_building_it(tmp_path):
     samples, skipped, prompt, output = (int(v.replace(",", "")) for v in row.groups())
     assert (samples, skipped, output) == (18, 0, 1800)
     assert 6 * (128 * 1024 + 1024 * 1024) < prompt < 6 * (128 * 1024 + 1024 * 1024 + 600)
+
+
+def test_a_scripted_fall_is_one_cliff_in_the_terminal_summary_and_report(tmp_path):
+    """The oracle on native prompts, nothing past them: 12 of 12 right at the 512 tier, 0 of
+    12 at 1k, one cliff (the miniature without a judge model: its deterministic check)."""
+    def short_only(prompt: str) -> str:
+        return miniature.oracle(prompt) if len(prompt) < 2500 else "Q1."
+
+    for name, answer, cliffs in (("fall", short_only, 1), ("flat", miniature.oracle, 0)):
+        results = tmp_path / name
+        with ScriptedServer(player(answer), context_length=CONTEXT) as server:
+            done = run_scripted("aa_lcr", server.base_url, results, "--aa-lcr-source",
+                                "miniature", "--aa-lcr-questions", "6", "--aa-lcr-repeats", "2")
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        found = json.loads((results / "run" / "summary.json").read_text())["findings"]["aa_lcr"]
+        report = (results / "run" / "report.html").read_text()
+        terminal = [line for line in done.stdout.splitlines() if "cliff:" in line]
+        assert len(found.get("cliffs", {}).get("cliffs", [])) == cliffs
+        assert len(terminal) == cliffs and report.count("cliff: correct") == cliffs
+        if cliffs:
+            assert "cliff: correct 1.000" in terminal[0] and "at 512 -> 0.000" in terminal[0]
