@@ -158,3 +158,28 @@ def test_a_scripted_fall_is_one_cliff_in_the_terminal_summary_and_report(tmp_pat
         assert len(terminal) == cliffs and report.count("cliff: correct") == cliffs
         if cliffs:
             assert "cliff: correct 1.000" in terminal[0] and "at 512 -> 0.000" in terminal[0]
+
+
+def test_the_card_absent_or_unregistered_is_one_line_with_the_fix(tmp_path):
+    from ..data_dir import own_data_dir
+    from ..subprocess_pytest import child_env, run_pytest
+
+    with ScriptedServer(player(miniature.oracle), context_length=CONTEXT) as server:
+        data = own_data_dir(tmp_path / "data", without=["aa_lcr"])
+        absent = run_scripted("aa_lcr", server.base_url, tmp_path / "r1", "--aa-lcr-source",
+                              "card", "--judge-model", JUDGE,
+                              env=child_env(CONTEXTROT_DATA_DIR=str(data)))
+        # the miniature's bytes where the card's should be: the registry's sha256 refuses them
+        folder = miniature.write(tmp_path / "data" / "aa_lcr")
+        wrong = run_scripted("aa_lcr", server.base_url, tmp_path / "r2", "--judge-model", JUDGE,
+                             env=child_env(CONTEXTROT_DATA_DIR=str(data)))
+        no_judge = run_pytest("-m", "aa_lcr", "-q", "--aa-lcr-dir", str(folder),
+                              "--aa-lcr-source", "card", "--results-dir", str(tmp_path / "r3"))
+    assert absent.returncode != 0
+    assert "AA-LCR's dataset is not in the data directory (aa_lcr/): fetch AA-LCR yourself: " \
+           "https://huggingface.co/datasets/ArtificialAnalysis/AA-LCR (revision bdae010" \
+           in absent.stdout
+    assert wrong.returncode != 0 and "AA-LCR_Dataset.csv has sha256" in wrong.stdout
+    assert "replace it with the registered file" in wrong.stdout
+    assert no_judge.returncode != 0
+    assert "AA-LCR's questions are scored by an LLM judge: give --judge-model" in no_judge.stdout
