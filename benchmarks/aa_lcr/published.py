@@ -35,7 +35,8 @@ TABLE = PublishedTable(
                         "aggregation": AGGREGATION}) for model, value in ROWS.items()),
     measure=f"{__name__}:measure",
     note="Artificial Analysis's checker is Qwen3 235B A22B 2507 (non-reasoning, the card's "
-         "choice); a run's judge is the one it names (details.judge).",
+         "choice); a run's judge is the one it names (details.judge), with the v1.0 card's "
+         "checker prompt; the quoted figures do not say which checker version they used.",
 )
 TABLES = (TABLE,)
 
