@@ -115,10 +115,13 @@ def _lines(entry: dict) -> list[str]:
     lines = []
     for series in entry["series"]:
         shown = "; ".join(f"{label} {_value(v)}" for label, v in series["values"].items())
-        missing = f" (not scored: {', '.join(map(str, series['missing']))})" \
-            if series["missing"] else ""
+        missing = series["missing"]
+        if not series["values"] and len(missing) > 2:
+            missing_text = f" (none of its {len(missing)} lengths scored)"
+        else:
+            missing_text = f" (not scored: {', '.join(map(str, missing))})" if missing else ""
         lines.append(f"{entry['name']} ({entry['kind']}), {series['series']}: "
-                     f"{shown or 'not computed'}{missing}")
+                     f"{shown or 'not computed'}{missing_text}")
     if entry["published"]:
         rows = "; ".join(f"{row['model']} " + ", ".join(f"{k} {v}" for k, v in
                                                          row["values"].items())
