@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 
+from benchmarks.texts.fitting import length_label
+
 JUDGE_PROMPT = (
     "Assess whether the following CANDIDATE ANSWER is CORRECT or INCORRECT.\n"
     "For the CANDIDATE ANSWER to be correct, it must be consistent with the OFFICIAL ANSWER.\n"
@@ -106,7 +108,7 @@ def findings(frame) -> dict:
             entry = {"accuracy": sum(values) / len(values), "ci": [low, high],
                      "questions": len(values), "samples": len(at),
                      "repeats": int(at.groupby("params.question_id").size().max())}
-            name = "native" if length == 0 else str(int(length))
+            name = "native" if length == 0 else length_label(int(length))
             if length:
                 both = sorted(set(means) & set(native))
                 if both:

@@ -79,7 +79,7 @@ def test_an_oracle_scores_1_with_the_cards_prompt_and_the_cards_judge(tmp_path):
     assert all(len(r["messages"]) == 1 and r["temperature"] == 0 for r in judged)
     findings = summary(tmp_path)["findings"]["aa_lcr"]["sources"]["card"]
     assert findings["native"]["accuracy"] == 1.0 and findings["native"]["questions"] == 3
-    assert findings["2048"]["paired"] == {"questions": 3, "gap": 0.0, "gap_ci": [0.0, 0.0]}
+    assert findings["2K"]["paired"] == {"questions": 3, "gap": 0.0, "gap_ci": [0.0, 0.0]}
     assert "card at native: accuracy 1.000" in done.stdout
 
 
