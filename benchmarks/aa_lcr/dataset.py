@@ -122,6 +122,10 @@ class Documents:
         if not self._texts:
             raise DataUnavailable(f"{path}: no document under {ZIP_ROOT}/CATEGORY/SET/; {fix}")
 
+    def texts(self) -> dict[str, str]:
+        """Every document's text by ``category/set/filename``."""
+        return {"/".join(key): text for key, text in self._texts.items()}
+
     def of(self, question: Question) -> list[Document]:
         """The question's documents, in its order."""
         found = []

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
+import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -129,8 +132,17 @@ def card_paths(directory: str | None) -> tuple[Path, Path] | None:
 
 @functools.lru_cache(maxsize=1)
 def miniature_folder() -> Path:
-    """The miniature written once per process, in the card's layout."""
-    return miniature.write(Path(tempfile.mkdtemp(prefix="contextrot-aa-lcr-")))
+    """The miniature in the card's layout, in a temporary folder named by its bytes' digest:
+    written once (each process finds it, or writes its own copy and moves it into place)."""
+    digest = hashlib.sha256(miniature.csv_text().encode() + miniature.zip_bytes()).hexdigest()
+    folder = Path(tempfile.gettempdir()) / f"contextrot-aa-lcr-miniature-{digest[:16]}"
+    if not (folder / "extracted_text" / dataset.ZIP_NAME).is_file():
+        staged = miniature.write(Path(tempfile.mkdtemp(prefix="contextrot-aa-lcr-")))
+        try:
+            os.rename(staged, folder)
+        except OSError:  # another process moved its copy first: the same bytes
+            shutil.rmtree(staged, ignore_errors=True)
+    return folder
 
 
 def parse_lengths(value: str | None, scale: str) -> tuple[int, ...]:

@@ -107,8 +107,7 @@ def test_an_empty_answer_scores_0_whatever_the_judge_says(tmp_path):
 def documents_of_miniature(folder: Path) -> dict[str, str]:
     from benchmarks.aa_lcr import dataset
 
-    store = dataset.Documents(folder / "extracted_text" / dataset.ZIP_NAME, "")
-    return {"/".join(key): text for key, text in store._texts.items()}
+    return dataset.Documents(folder / "extracted_text" / dataset.ZIP_NAME, "").texts()
 
 
 def test_the_prompts_are_the_same_bytes_in_every_run_and_at_any_n(tmp_path):
