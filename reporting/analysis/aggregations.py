@@ -96,7 +96,8 @@ def aggregation_findings(frame: pd.DataFrame, experiment: Experiment) -> dict:
                     if aggregation.protocol is not None else [aggregation.not_comparable])
         comparable = not problems
         entry = {"name": aggregation.name, "source": aggregation.source,
-                 "kind": aggregation.kind, "series": computed,
+                 "kind": aggregation.kind, "lengths": len(aggregation.lengths),
+                 "series": computed,
                  "published": [{"model": row.model, "values": row.values, "source": row.source,
                                 "version": row.version, "settings": row.settings}
                                for row in aggregation.published],
@@ -115,11 +116,14 @@ def _lines(entry: dict) -> list[str]:
     lines = []
     for series in entry["series"]:
         shown = "; ".join(f"{label} {_value(v)}" for label, v in series["values"].items())
-        missing = series["missing"]
-        if not series["values"] and len(missing) > 2:
-            missing_text = f" (none of its {len(missing)} lengths scored)"
+        missing, declared = series["missing"], entry["lengths"]
+        if not series["values"] and len(missing) == declared and declared > 2:
+            missing_text = f" (none of its {declared} lengths scored)"
+        elif missing:
+            needs = f"needs all {declared} lengths; " if entry["kind"] == "cumulative" else ""
+            missing_text = f" ({needs}not scored: {', '.join(map(str, missing))})"
         else:
-            missing_text = f" (not scored: {', '.join(map(str, missing))})" if missing else ""
+            missing_text = ""
         lines.append(f"{entry['name']} ({entry['kind']}), {series['series']}: "
                      f"{shown or 'not computed'}{missing_text}")
     if entry["published"]:
