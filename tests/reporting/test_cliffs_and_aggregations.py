@@ -107,3 +107,18 @@ def test_a_cumulative_aggregate_needs_every_bin_up_to_its_length():
     records = [r for r in mrcr_run() if r.params["bin_high"] != 32768]
     google = findings(records, MRCR)["aggregations"]["aggregations"][1]["series"][0]
     assert google["values"] == {} and google["missing"] == ["16K-32K"]
+
+
+def test_the_run_files_carry_them_in_summary_json_and_the_report(tmp_path):
+    from reporting.analysis.verdict_settings import VerdictSettings
+    from reporting.render.run_files import write_run_files
+
+    frame = records_frame(mrcr_run())
+    write_run_files(tmp_path, "r", {"options": {"scale": "test"}}, frame, {"mrcr": MRCR},
+                    VerdictSettings())
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    names = [a["name"] for a in summary["findings"]["mrcr"]["aggregations"]["aggregations"]]
+    assert names == ["OpenAI per-bin", "Google 128K cumulative", "Google 1M pointwise"]
+    report = (tmp_path / "report.html").read_text()
+    assert "published, OpenAI per-bin (%): GPT-5.5 4K-8K 98.1" in report
+    assert "Google 1M pointwise (pointwise), source openai, needles 8: 1M 0.300" in report
