@@ -23,7 +23,7 @@ import unicodedata
 import zipfile
 from pathlib import Path
 
-from fixtures.data import DataUnavailable
+from fixtures.data.registry import DataUnavailable
 
 CSV_NAME = "AA-LCR_Dataset.csv"
 ZIP_NAME = "AA-LCR_extracted-text.zip"

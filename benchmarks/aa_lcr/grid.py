@@ -4,7 +4,7 @@ Two sources, both in the card's layout (dataset.py):
 
 - ``card``: the user-fetched dataset, ``AA-LCR_Dataset.csv`` and
   ``AA-LCR_extracted-text.zip`` in the data directory's ``aa_lcr/`` (sha256-checked, the
-  registry's: fixtures/data.py), or as found in ``--aa-lcr-dir DIR`` (its CSV and its
+  registry's: fixtures/data/registry.py), or as found in ``--aa-lcr-dir DIR`` (its CSV and its
   ``extracted_text/`` zip, read unverified). It needs ``--judge-model``.
 - ``miniature``: miniature.py's six questions, written to a temporary folder in the same
   layout and read by the same reader; judged by the card's checker with ``--judge-model``,
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from benchmarks.texts import fitting
 from benchmarks.texts.fitting import length_id
-from fixtures.parametrize import SampleParams
+from fixtures.pytest_face.parametrize import SampleParams
 
 from . import dataset, miniature
 
@@ -43,7 +43,7 @@ DEFAULT_TEMPERATURE = {"full": None, "test": 0.0}
 SOURCE_IDS = {"card": "card", "miniature": "mini"}
 SOURCE_CHOICES = ("auto", "card", "miniature")
 FOLDER = "aa_lcr"
-REVISION = "bdae010bbce259820c0e34c1d7cce210d966fb75"  # the registry's (fixtures/data.py)
+REVISION = "bdae010bbce259820c0e34c1d7cce210d966fb75"  # the registry's (fixtures/data/registry.py)
 FETCH = (f"fetch AA-LCR yourself: https://huggingface.co/datasets/ArtificialAnalysis/AA-LCR "
          f"(revision {REVISION[:7]}, Apache-2.0 questions) into the data directory's "
          f"{FOLDER}/: {dataset.CSV_NAME} and extracted_text/{dataset.ZIP_NAME}, or give "
@@ -123,7 +123,7 @@ def settings(option) -> Settings:
 
 def card_paths(directory: str | None) -> tuple[Path, Path] | None:
     """The card's two files where they are (a stat), else None."""
-    from fixtures.data import data_dir
+    from fixtures.data.registry import data_dir
 
     base = Path(directory).expanduser() if directory else data_dir() / FOLDER
     paths = (base / dataset.CSV_NAME, base / "extracted_text" / dataset.ZIP_NAME)
@@ -157,7 +157,7 @@ def parse_lengths(value: str | None, scale: str) -> tuple[int, ...]:
 @functools.lru_cache(maxsize=4)
 def _read(csv_path: Path, zip_path: Path, verified: bool, fix: str):
     if verified:
-        from fixtures.data import data_file
+        from fixtures.data.registry import data_file
 
         csv_path = data_file(f"{FOLDER}/{dataset.CSV_NAME}")
         zip_path = data_file(f"{FOLDER}/extracted_text/{dataset.ZIP_NAME}")

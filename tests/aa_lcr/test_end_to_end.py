@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from benchmarks.aa_lcr import miniature, scoring, stimulus
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..subprocess_pytest import run_records, run_scripted
 

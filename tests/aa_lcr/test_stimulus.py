@@ -9,8 +9,8 @@ import zipfile
 import pytest
 
 from benchmarks.aa_lcr import dataset, grid, miniature, stimulus
-from fixtures.data import REGISTRY, DataUnavailable
-from fixtures.tokenizer import o200k
+from fixtures.data.registry import REGISTRY, DataUnavailable
+from fixtures.tokens.tokenizer import o200k
 
 # The dataset card's template (README "Prompt Template", revision bdae010), as printed there
 CARD_TEMPLATE = ('BEGIN INPUT DOCUMENTS\n\n{documents_text}\n\nEND INPUT DOCUMENTS\n\n'
