@@ -170,9 +170,11 @@ class RunReporter:
                 continue
             self.said.add(said)
             if reporter is not None:
-                reporter.ensure_newline()
-                reporter.write_line(f"contextrot: {name} {what} (first in {record.experiment}; "
-                                    "each record's identity says so)", yellow=True)
+                from fixtures.progress import write_own_line
+
+                write_own_line(reporter, f"contextrot: {name} {what} (first in "
+                               f"{record.experiment}; each record's identity says so)",
+                               yellow=True)
 
     def _run_info(self) -> dict:
         options = {name: value for name, value in vars(self.config.option).items()
