@@ -210,3 +210,17 @@ def test_a_provider_without_its_sdk_is_one_line(tmp_path):
     assert "ERROR: --provider anthropic needs the anthropic package: pip install " \
            "'contextrot[providers]'" in done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("option, line", [
+    (("--reasoning-tokens", "512"), "--reasoning-tokens 512: Claude's thinking budget is at "
+                                    "least 1024 tokens"),
+    (("--seed", "3"), "--seed 3: Anthropic's Messages API has no seed"),
+])
+def test_what_claude_cannot_take_is_one_line_before_anything_is_sent(option, line):
+    done = run_pytest(*RULER, "--provider", "anthropic", "--model", "claude", *option,
+                      "--base-url", "http://127.0.0.1:9",
+                      env=child_env(ANTHROPIC_API_KEY=KEYS["anthropic"]))
+    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"ERROR: {line}" in done.stderr and "Traceback" not in done.stdout + done.stderr
+
