@@ -74,12 +74,18 @@ def test_the_gemini_server_refuses_unknown_fields_and_unsigned_calls_on_gemini_3
             assert generate(server, contents=[ask, signed, answer]).status_code == 200
 
 
+async def one_request(server_class, provider: str, **protocol):
+    """The completion of one request with the protocol's values, and the body sent."""
+    with server_class("copy") as server:
+        done = await client(server, provider).complete(ASK, max_tokens=20, **protocol)
+        (sent,) = server.requests
+    return done, sent
+
+
 @pytest.mark.asyncio
 async def test_anthropic_leaves_out_what_the_api_lacks_and_sends_one_sampler():
-    with AnthropicServer("copy") as server:
-        done = await client(server, "anthropic").complete(
-            ASK, max_tokens=20, temperature=0.0, top_p=1.0, seed=43, min_p=0.1)
-        (sent,) = server.requests
+    done, sent = await one_request(AnthropicServer, "anthropic", temperature=0.0, top_p=1.0,
+                                   seed=43, min_p=0.1)
     assert done.ok and done.text == "apple apple"
     assert sent["temperature"] == 0.0 and not {"top_p", "seed", "min_p"} & set(sent)
     assert set(done.shaped) == {"top_p", "seed", "min_p"}
@@ -138,10 +144,8 @@ async def test_a_claude_model_that_thinks_unasked_gets_room_after_its_first_repl
 
 @pytest.mark.asyncio
 async def test_gemini_leaves_out_what_its_config_lacks_and_gives_default_thinking_room():
-    with GeminiServer("copy") as server:
-        done = await client(server, "google").complete(
-            ASK, max_tokens=20, temperature=0.0, seed=7, min_p=0.1, repeat_penalty=1.01)
-        (sent,) = server.requests
+    done, sent = await one_request(GeminiServer, "google", temperature=0.0, seed=7,
+                                   min_p=0.1, repeat_penalty=1.01)
     config = sent["generationConfig"]
     assert config["seed"] == 7 and not {"minP", "min_p", "repeatPenalty"} & set(config)
     assert config["maxOutputTokens"] == 20 + 24_576
