@@ -1,12 +1,12 @@
 """Every experiment on every provider: ``pytest benchmarks -m smoke`` (one small sample of
 each of the eleven experiments) with ``--provider openai``, ``anthropic`` and ``google``,
 thinking default, on and off, against the scripted servers as strict as each API's
-reference (fixtures/native_servers.py: unknown fields refused, temperature beside top_p
+reference (tests/doubles/native_servers.py: unknown fields refused, temperature beside top_p
 refused, thinking's budget and sampling rules, no forced tool with thinking, Gemini 3's
 thought signatures). Each run: no sample errors, no stop; what an API could not take is one
 terminal line, and each record's identity says what went instead.
 
-The servers play the scripted agent (fixtures/scripted_agents.py), so agent accumulation's
+The servers play the scripted agent (tests/doubles/scripted_agents.py), so agent accumulation's
 loops call tools; every other experiment gets the agent's text answer, a wrong answer (data).
 One pytest subprocess per provider and thinking mode, all experiments at once.
 """
@@ -17,8 +17,8 @@ import json
 
 import pytest
 
-from fixtures.native_servers import AnthropicServer, GeminiServer
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.native_servers import AnthropicServer, GeminiServer
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..subprocess_pytest import child_env, run_pytest
 

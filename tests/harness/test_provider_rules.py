@@ -1,5 +1,5 @@
-"""What each API refuses, as the scripted servers play it (fixtures/native_servers.py, each
-rule cited there), and how the adapters shape a request so that it is never refused: a
+"""What each API refuses, as the scripted servers play it (tests/doubles/native_servers.py,
+each rule cited there), and how the adapters shape a request so that it is never refused: a
 field the API lacks left out, Claude's rules with thinking on, a forced tool sent as auto,
 temperature or top_p, thinking with room, long requests streamed, a beta header sent."""
 
@@ -8,12 +8,12 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from fixtures.anthropic_messages import STREAM_ABOVE_MAX_TOKENS, UNCAPPED_MAX_TOKENS
-from fixtures.generation import DEFAULT_THINKING_BUDGET, GenerationSettings
-from fixtures.harness import model_headers, provider_problem
-from fixtures.models import EndpointModel
-from fixtures.native_servers import (BOTH_SAMPLERS, PLACEHOLDER_SIGNATURES, TOOL_FORCED,
-                                     AnthropicServer, GeminiServer)
+from fixtures.engine.models import EndpointModel
+from fixtures.providers.anthropic_messages import STREAM_ABOVE_MAX_TOKENS, UNCAPPED_MAX_TOKENS
+from fixtures.providers.generation import DEFAULT_THINKING_BUDGET, GenerationSettings
+from fixtures.pytest_face.harness import model_headers, provider_problem
+from tests.doubles.native_servers import (BOTH_SAMPLERS, PLACEHOLDER_SIGNATURES, TOOL_FORCED,
+                                          AnthropicServer, GeminiServer)
 
 ASK = [{"role": "user", "content": "Simply replicate: apple apple"}]
 TOOLS = [{"type": "function", "function": {
