@@ -1,5 +1,5 @@
 """Every experiment on every provider: ``pytest benchmarks -m smoke`` (one small sample of
-each of the eleven experiments) with ``--provider openai``, ``anthropic`` and ``google``,
+each experiment) with ``--provider openai``, ``anthropic`` and ``google``,
 thinking default, on and off, against the scripted servers as strict as each API's
 reference (tests/doubles/native_servers.py: unknown fields refused, temperature beside top_p
 refused, thinking's budget and sampling rules, no forced tool with thinking, Gemini 3's
@@ -20,9 +20,9 @@ import pytest
 from tests.doubles.native_servers import AnthropicServer, GeminiServer
 from tests.doubles.scripted_server import ScriptedServer
 
-from ..subprocess_pytest import child_env, run_pytest
+from ..subprocess_pytest import ROOT, child_env, run_pytest
 
-EXPERIMENTS = 11
+EXPERIMENTS = len(list(ROOT.glob("benchmarks/*/test_*.py")))  # each with its smoke sample
 THINKING = {"default": [], "on": ["--thinking", "on"], "off": ["--thinking", "off"]}
 SERVERS = {
     # a hybrid model's thinking under chat_template_kwargs (Qwen3 on vLLM)
