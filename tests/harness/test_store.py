@@ -62,7 +62,9 @@ def test_a_record_the_store_cannot_take_is_lost_alone_with_one_line(tmp_path, ca
     from reporting.storage.records import REPORT_ATTRIBUTE
     from reporting.storage.run import RunContext
 
-    config = types.SimpleNamespace(stash={RUN_KEY: RunContext("run", tmp_path)})
+    config = types.SimpleNamespace(stash={RUN_KEY: RunContext("run", tmp_path)},
+                                   pluginmanager=types.SimpleNamespace(
+                                       get_plugin=lambda name: None))  # (no terminal)
     reporter = RunReporter(config, [], None)
     reporter.store = RefusingStore(tmp_path / "contextrot.sqlite")
     for sample in ("a", "bad", "b"):
