@@ -125,7 +125,7 @@ def plan_cost(toy, *options) -> tuple[float, str]:
 
 
 @pytest.mark.parametrize("provider", LONG_TIER)
-@pytest.mark.parametrize("batch", [False], ids=["live"])
+@pytest.mark.parametrize("batch", [False, True], ids=["live", "batch"])
 def test_the_plan_prices_each_request_at_its_tier_from_genai_prices(toy, provider, batch):
     model, tier = LONG_TIER[provider]
     cost, output = plan_cost(toy, "--model", model, "--provider", provider,
@@ -136,7 +136,9 @@ def test_the_plan_prices_each_request_at_its_tier_from_genai_prices(toy, provide
                 RequestUsage(250_000, 100, cache_write_tokens=250_000 * writes),
                 RequestUsage(300_000, 100, cache_read_tokens=250_000,
                              cache_write_tokens=50_000 * writes)]
-    expected = sum(listed(model, provider, usage, batch) for usage in requests)
+    # --batch: each sample's first request at the batch rate, an episode's later one live
+    expected = sum(listed(model, provider, usage, batch and i != 3)
+                   for i, usage in enumerate(requests))
     assert cost == pytest.approx(expected, abs=0.006)  # the table's two decimals
     assert f"a prompt above {tier:,} tokens" in output and genai_prices.__version__ in output
     assert ("batch" in output.split("prices:")[1]) == batch
