@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from fixtures.batch_servers import AnthropicBatchServer, OpenAIBatchServer
-from fixtures.native_servers import AnthropicServer
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.batch_servers import AnthropicBatchServer, OpenAIBatchServer
+from tests.doubles.native_servers import AnthropicServer
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..data_dir import env_without
 from ..mrcr.helpers import gold

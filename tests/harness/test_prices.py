@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from fixtures.prices import RequestUsage, pricing_for
+from fixtures.engine.prices import RequestUsage, pricing_for
 
 genai_prices = pytest.importorskip("genai_prices")
 
@@ -171,8 +171,8 @@ RULER = ["-m", "ruler", "--ruler-tasks", "niah_single_1", "--ruler-lengths", "1k
 def priced_runs(tmp_path_factory):
     """RULER at 1K and 300K tokens with each provider against its scripted server, twice:
     the second run replays the first's responses from the response cache."""
-    from fixtures.native_servers import AnthropicServer, GeminiServer
-    from fixtures.scripted_server import ScriptedServer
+    from tests.doubles.native_servers import AnthropicServer, GeminiServer
+    from tests.doubles.scripted_server import ScriptedServer
 
     from ..ruler import oracle
     from ..subprocess_pytest import child_env, run_pytest, run_records

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from fixtures.scripted_server import ScriptedServer
-from fixtures.spending import SpendCap, SpendCapReached
+from tests.doubles.scripted_server import ScriptedServer
+from fixtures.engine.spending import SpendCap, SpendCapReached
 
 from ..ruler import oracle
 from ..subprocess_pytest import ROOT, child_env, run_records
