@@ -94,7 +94,7 @@ def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
         # the endpoint's prefix cache: prompt tokens it served (None: it does not say)
         "prompt_tokens": _total(frame, "prompt_tokens"),
         "cached_tokens": cached_total(frame) if not frame.empty else None,
-        # USD at list prices (fixtures/prices.py): the records' usage, and what this run sent
+        # USD at list prices (fixtures/engine/prices.py): the records' usage, and what this run sent
         "cost_usd": cost_total(frame) if not frame.empty else None,
         "spent_usd": cost_total(frame, "spent_usd") if not frame.empty else None,
         "prices": info.get("prices"),

@@ -79,7 +79,7 @@ class SampleRecord:
     hit_output_limit: bool = False
     thinking_ran_out: bool = False
     # What its requests' usage costs at list prices (the model's and the judge's, each at its
-    # prompt's tier; fixtures/prices.py), and of that what this run sent (the rest was
+    # prompt's tier; fixtures/engine/prices.py), and of that what this run sent (the rest was
     # replayed from the response cache); None where no price is known for a request
     cost_usd: float | None = None
     spent_usd: float | None = None

@@ -1,5 +1,5 @@
-"""``--batch`` (fixtures/batch.py) against a scripted OpenAI Batch API
-(fixtures/batch_servers.py): jobs that are queued and then finish, items that fail, a job
+"""``--batch`` (fixtures/pytest_face/batch.py) against a scripted OpenAI Batch API
+(tests/doubles/batch_servers.py): jobs that are queued and then finish, items that fail, a job
 that expires. A RULER and an MRCR run at test scale store the records the same run stores
 without it (same prompts, same scores), submit each sample once, and a run killed after
 submitting resumes without submitting again."""

@@ -1,4 +1,4 @@
-"""List prices (fixtures/prices.py): each request at its own prompt's tier, cache reads and
+"""List prices (fixtures/engine/prices.py): each request at its own prompt's tier, cache reads and
 writes and batch at their own rates, every figure checked against genai-prices' own
 ``calc_price``; the plan's cost and a run's recorded cost."""
 
@@ -72,8 +72,8 @@ def test_options_replace_the_rates_they_name_and_an_unknown_model_is_never_guess
 
 LONG_PROMPT = textwrap.dedent('''
     import dataclasses
-    from fixtures.parametrize import SampleParams, parametrize_samples
-    from fixtures.plan import PlannedSize
+    from fixtures.pytest_face.parametrize import SampleParams, parametrize_samples
+    from fixtures.pytest_face.plan import PlannedSize
 
     @dataclasses.dataclass(frozen=True)
     class Request(SampleParams):

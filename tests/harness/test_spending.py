@@ -1,5 +1,5 @@
 """``--max-cost``: a run stops before what it spent plus what is in flight passes the cap,
-within one request's cost of it, and the same command resumes it (fixtures/spending.py)."""
+within one request's cost of it, and the same command resumes it (fixtures/engine/spending.py)."""
 
 from __future__ import annotations
 
