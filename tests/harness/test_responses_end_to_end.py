@@ -97,6 +97,11 @@ def test_agent_accumulation_live_is_exact_with_its_reasoning_passed_back(runs):
 
 
 def test_a_conversation_without_tools_sends_its_reasoning_back_too(runs):
+    # (already said that's: its earlier replies, each with its reasoning item before it)
     conversations = [r for r in runs["responses"]["requests"] if not r.get("tools") and
-                     sum(1 for item in r["input"] if item.get("type") == "reasoning") > 1]
-    assert conversations  # already said that's: each earlier reply with its reasoning
+                     any(item.get("type") == "reasoning" for item in r["input"])]
+    assert conversations
+    for request in conversations:
+        kinds = [item.get("type", "message") for item in request["input"]]
+        assert all(kinds[i - 1] == "reasoning" for i, item in enumerate(request["input"])
+                   if item.get("role") == "assistant")
