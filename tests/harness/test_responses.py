@@ -6,8 +6,6 @@ test_responses_end_to_end.py runs every experiment as a user does."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from fixtures.cache import ResponseCache
@@ -182,7 +180,8 @@ async def test_server_side_compaction_is_passed_back_and_recorded():
     with ResponsesServer("agent", context_length=100_000, thinker="unsure") as server:
         model = client(server)
         rec = recorder()
-        submitted, history, completions = await _compacting_episode(model, rec, pages)
+        submitted, history, completions = await episode(model, rec, pages, context_management=[
+            {"type": "compaction", "compact_threshold": 1500}])
     assert submitted == gold(pages)  # the compacted context carried the agent's notes
     compacted = [c for c in completions if c.context_management]
     assert server.compactions == len(compacted) >= 1
@@ -196,26 +195,6 @@ async def test_server_side_compaction_is_passed_back_and_recorded():
     assert completions[at + 1].prompt_tokens < completions[at].prompt_tokens
     assert any(item.get("type") == "compaction" for m in history if m.get(NATIVE_KEY)
                for item in m[NATIVE_KEY])
-
-
-async def _compacting_episode(model, rec, pages):
-    """tests.tools.helpers.episode with server-side compaction asked on every request."""
-    from ..tools.helpers import SYSTEM, TASK, tool_result
-
-    history = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": TASK}]
-    completions = []
-    for _ in range(20):
-        completion = await rec.ask(model, history, max_tokens=400, tools=TOOLS,
-                                   tool_choice="auto", context_management=[
-                                       {"type": "compaction", "compact_threshold": 1500}])
-        completions.append(completion)
-        history.append(completion.message)
-        for call in completion.tool_calls:
-            history.append({"role": "tool", "tool_call_id": call["id"],
-                            "content": tool_result(pages, call)})
-            if call["function"]["name"] == "submit":
-                return json.loads(call["function"]["arguments"]), history, completions
-    return None, history, completions
 
 
 @pytest.mark.asyncio
