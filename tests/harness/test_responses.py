@@ -183,12 +183,12 @@ async def test_server_side_compaction_is_passed_back_and_recorded():
         submitted, history, completions = await episode(model, rec, pages, context_management=[
             {"type": "compaction", "compact_threshold": 1500}])
     assert submitted == gold(pages)  # the compacted context carried the agent's notes
-    compacted = [c for c in completions if c.context_management]
+    compacted = [c for c in completions if c.context_management["compactions"]]
     assert server.compactions == len(compacted) >= 1
     assert all(c.context_management == {"compactions": 1} for c in compacted)
     assert rec.record.details["context_management"] == {"compactions": len(compacted)}
     marked = [r for r in rec.record.details["requests"] if "context_management" in r]
-    assert len(marked) == len(compacted)
+    assert len(marked) == len(completions)  # each asked, each reported (0 included)
     # the request that compacted counts the input it read; the next reads from the
     # compaction on: a smaller prompt
     at = completions.index(compacted[0])
@@ -253,3 +253,13 @@ def test_an_sdk_without_the_responses_api_is_one_line(monkeypatch):
         "--provider openai-responses needs openai>=1.66.0 (installed: 1.55.3): pip install "
         "-U 'openai>=1.66.0'")
     assert sdk_too_old("openai") is None
+
+
+def test_the_server_unit_counts_through_the_roots_own_tokenize(server):
+    from fixtures.tokenizer import ServerTokenizer, make_unit
+
+    unit = make_unit("server", base_url=server.base_url, model="scripted", api_key=KEY,
+                     provider="openai-responses")
+    assert isinstance(unit, ServerTokenizer)  # vLLM's and SGLang's, as for chat completions
+    assert unit.count("apple apple") == o200k().count("apple apple") and \
+        server.tokenize_requests > 0
