@@ -11,7 +11,8 @@ import pytest
 from fixtures.cache import ResponseCache
 from fixtures.generation import GenerationSettings
 from fixtures.models import EndpointFatal, EndpointModel, EndpointRefused, sdk_too_old
-from fixtures.openai_responses import NATIVE_KEY, to_input, to_tool, to_tool_choice
+from fixtures.openai_responses import (NATIVE_KEY, completion_of, to_input, to_tool,
+                                       to_tool_choice)
 from fixtures.responses_server import ResponsesServer
 from fixtures.scripted_server import Fault
 from fixtures.tokenizer import o200k
@@ -263,3 +264,15 @@ def test_the_server_unit_counts_through_the_roots_own_tokenize(server):
     assert isinstance(unit, ServerTokenizer)  # vLLM's and SGLang's, as for chat completions
     assert unit.count("apple apple") == o200k().count("apple apple") and \
         server.tokenize_requests > 0
+
+
+def test_a_refusal_part_is_a_named_block_and_an_incomplete_reply_hit_the_limit():
+    refused = completion_of({"status": "completed", "output": [{
+        "type": "message", "role": "assistant",
+        "content": [{"type": "refusal", "refusal": "I can't help with that."}]}]})
+    assert refused.text == "" and refused.finish_reason == "content_filter"
+    cut = completion_of({"status": "incomplete", "output": [],
+                         "incomplete_details": {"reason": "max_output_tokens"},
+                         "usage": {"output_tokens": 16,
+                                   "output_tokens_details": {"reasoning_tokens": 16}}})
+    assert cut.finish_reason == "length" and cut.reasoning_tokens == 16
