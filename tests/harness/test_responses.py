@@ -1,5 +1,5 @@
 """OpenAI's Responses API (``--provider openai-responses``): the real ``openai`` SDK under the
-one request engine, against the scripted Responses server (fixtures/responses_server.py) over
+one request engine, against the scripted Responses server (tests/doubles/responses_server.py) over
 real HTTP: what each request carries, what each reply becomes, the reasoning passed back in
 conversations and tool loops, server-side compaction, and the faults.
 test_responses_end_to_end.py runs every experiment as a user does."""
@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.cache import ResponseCache
-from fixtures.generation import GenerationSettings
-from fixtures.models import EndpointFatal, EndpointModel, EndpointRefused, sdk_too_old
-from fixtures.openai_responses import (NATIVE_KEY, completion_of, to_input, to_tool,
-                                       to_tool_choice)
-from fixtures.responses_server import ResponsesServer
-from fixtures.scripted_server import Fault
-from fixtures.tokenizer import o200k
+from fixtures.engine.cache import ResponseCache
+from fixtures.engine.models import EndpointModel
+from fixtures.providers.base import EndpointFatal, EndpointRefused
+from fixtures.providers.generation import GenerationSettings
+from fixtures.providers.openai_responses import (NATIVE_KEY, completion_of, to_input, to_tool,
+                                                 to_tool_choice)
+from fixtures.providers.registry import sdk_too_old
+from fixtures.tokens.tokenizer import o200k
+from tests.doubles.responses_server import ResponsesServer
+from tests.doubles.scripted_server import Fault
 
 from ..tools.helpers import TOOLS, episode, gold, ledger, recorder
 
@@ -257,7 +259,7 @@ def test_an_sdk_without_the_responses_api_is_one_line(monkeypatch):
 
 
 def test_the_server_unit_counts_through_the_roots_own_tokenize(server):
-    from fixtures.tokenizer import ServerTokenizer, make_unit
+    from fixtures.tokens.tokenizer import ServerTokenizer, make_unit
 
     unit = make_unit("server", base_url=server.base_url, model="scripted", api_key=KEY,
                      provider="openai-responses")

@@ -1,10 +1,10 @@
 """Every experiment at test scale on the Responses provider, as a user runs it.
 
 ``pytest benchmarks --provider openai-responses`` runs in a subprocess against the scripted
-Responses server (fixtures/responses_server.py), which refuses any turn whose reasoning items
+Responses server (tests/doubles/responses_server.py), which refuses any turn whose reasoning items
 were not passed back, playing a reasoning model whose thinking is wrong ("I cannot tell.",
 its four tokens the run's thinking budget) and, where tools are offered, the perfect agent
-(fixtures/scripted_agents.py); otherwise it echoes. The same answers are then asked of the
+(tests/doubles/scripted_agents.py); otherwise it echoes. The same answers are then asked of the
 chat-completions server with no reasoning: the scores must be the same, sample by sample, so
 nothing the Responses API changes (its reasoning, its refusals, its shapes) is scored.
 """
@@ -17,9 +17,9 @@ import subprocess
 import pytest
 
 from benchmarks import experiment_packages
-from fixtures.responses_server import ResponsesServer
-from fixtures.scripted_agents import perfect_agent
-from fixtures.scripted_server import RESPONDERS, ScriptedServer
+from tests.doubles.responses_server import ResponsesServer
+from tests.doubles.scripted_agents import perfect_agent
+from tests.doubles.scripted_server import RESPONDERS, ScriptedServer
 
 from .test_faults import ROOT, child_env, pytest_command
 
