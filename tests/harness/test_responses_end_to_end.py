@@ -105,3 +105,34 @@ def test_a_conversation_without_tools_sends_its_reasoning_back_too(runs):
         kinds = [item.get("type", "message") for item in request["input"]]
         assert all(kinds[i - 1] == "reasoning" for i, item in enumerate(request["input"])
                    if item.get("role") == "assistant")
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory) -> dict:
+    results = tmp_path_factory.mktemp("responses-native")
+    with ResponsesServer(respond, context_length=CONTEXT, model="m", thinker="unsure") as server:
+        done = run(server, results, "native", "--provider", "openai-responses",
+                   "--reasoning-tokens", "4", "-m", "agent_accumulation", "--agent-modes",
+                   "live", "--agent-conditions", "full,openai-compact:8k,compact:8k",
+                   "--agent-lengths", "16k")
+        done["compactions"] = server.compactions
+    return done
+
+
+def test_openai_native_compaction_is_paired_with_full_and_its_client_side_twin(native):
+    assert native["status"] == 0, native["output"][-3000:]
+    samples = list(native["samples"].values())
+    by_condition = {}
+    for sample in samples:
+        by_condition.setdefault(sample["params"]["condition"], []).append(sample)
+    assert set(by_condition) == {"full", "openai-compact:8192", "compact:8192"}
+    assert all(s["scores"]["exact"] == 1 for s in samples)
+    # what the server compacted, per episode, from the compaction items it returned
+    compacted = [s["details"]["server_context"]["compactions"]
+                 for s in by_condition["openai-compact:8192"]]
+    assert all(compacted) and sum(compacted) == native["compactions"]
+    requests = [r for r in native["requests"] if r.get("context_management")]
+    assert requests and all(r["context_management"] == [
+        {"type": "compaction", "compact_threshold": 8192}] for r in requests)
+    for pair in ("openai-compact:8192 vs full", "openai-compact:8192 vs compact:8192"):
+        assert pair in native["output"] and "McNemar" in native["output"].split(pair)[1][:200]
