@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from reporting.gating.compare import run_identity
+from reporting.analysis.blocks import block_findings
 from reporting.analysis.budgets import budget_findings
 from reporting.analysis.curve_tables import write_cells
 from reporting.experiments import Experiment
@@ -60,9 +61,12 @@ def findings_of(frame: pd.DataFrame, experiments: dict[str, Experiment]) -> dict
         finder = experiments[name].finder()
         result = dict(finder(part) or {}) if finder is not None else {}
         # budgets that ran out, every experiment's: in the terminal, summary.json and report
-        if budget := budget_findings(part, experiments[name]):
-            result["budget"] = {k: v for k, v in budget.items() if k != "lines"}
-            result["lines"] = [*result.get("lines", ()), *budget["lines"]]
+        # and the provider's blocks, with the rate without and with them
+        for key, shared in (("blocks", block_findings(part, experiments[name])),
+                            ("budget", budget_findings(part, experiments[name]))):
+            if shared:
+                result[key] = {k: v for k, v in shared.items() if k != "lines"}
+                result["lines"] = [*result.get("lines", ()), *shared["lines"]]
         if result:
             found[name] = result
     return found
