@@ -2,7 +2,7 @@
 
 import benchmarks
 
-pytest_plugins = ["reporting.plugin", "fixtures.plugin", "reporting.sharding"]
+pytest_plugins = ["reporting.plugin", "fixtures.pytest_face.plugin", "reporting.sharding"]
 
 
 def pytest_addoption(parser):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.stopping import INTERRUPTS, stop_session
+from fixtures.pytest_face.stopping import INTERRUPTS, stop_session
 
 from reporting import hooks
 from reporting.gating import thresholds
@@ -70,14 +70,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _is_sample(nodeid: str) -> bool:
-    from fixtures.plugin import is_sample  # one definition of "sample", shared with fixtures
+    # one definition of "sample", shared with fixtures
+    from fixtures.pytest_face.items import is_sample
     return is_sample(nodeid)
 
 
 def _per_experiment(nodeids) -> dict[str, int]:
     """Samples per experiment: what a run asked, or what never ran (the first screen says
     both, an experiment that never started included)."""
-    from fixtures.plugin import experiment_of
+    from fixtures.pytest_face.items import experiment_of
     return dict(sorted(collections.Counter(experiment_of(n) for n in nodeids).items()))
 
 
@@ -105,7 +106,7 @@ class RunReporter:
 
     @property
     def run(self) -> RunContext:
-        from fixtures.plugin import RUN_KEY
+        from fixtures.pytest_face.items import RUN_KEY
         return self.config.stash[RUN_KEY]
 
     # -- the baseline, before anything runs -----------------------------------------------
@@ -136,7 +137,7 @@ class RunReporter:
         self._expect(ids)
 
     def _expect(self, nodeids) -> None:
-        # --collect-only and --plan (fixtures.plugin) run nothing: no run to record
+        # --collect-only and --plan (fixtures.pytest_face.plugin) run nothing: no run to record
         if self.config.option.collectonly or self.config.getoption("plan", False):
             return
         self.expected.update(n for n in nodeids if _is_sample(n))
@@ -404,7 +405,8 @@ def _is_contextrot_option(config: pytest.Config, dest: str) -> bool:
 
 
 def _redact_url(url: str) -> str:
-    from fixtures.models import redact_url  # one definition of "safe to store", with fixtures
+    # one definition of "safe to store", shared with fixtures
+    from fixtures.providers.base import redact_url
     return redact_url(url)
 
 

@@ -16,7 +16,7 @@ import re
 import string
 
 from benchmarks.already_said_that.scoring import distractor_correct
-from fixtures.data import data_dir
+from fixtures.data.registry import data_dir
 
 SETS = ("ambiguous-sentences.samples.jsonl", "first-letters.samples.jsonl",
         "reverse-sort-words-eng.samples.jsonl", "which_is_heavier.jsonl")

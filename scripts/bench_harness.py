@@ -34,7 +34,7 @@ The sections (all by default; name some to run only those):
     full-grid   the whole repeated-words grid of one pair (1,090 samples, up to 10,000 words)
                 at 16 and 64 connections, without and with ``-n 2``
 
-    prefix      the order of requests for a prefix cache (fixtures/prefix.py): the full grids
+    prefix      the order of requests for a prefix cache (fixtures/engine/prefix.py): the full grids
                 with shared prefixes (``--quick``: cut-down ones), NIAH, RULER's haystack
                 tasks, continuation's rounds (and
                 repeated words, which shares nothing worth waiting for) against the
@@ -74,8 +74,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fixtures.embedded import TIMINGS_ENV  # noqa: E402
-from fixtures.scripted_server import ScriptedServer  # noqa: E402
+from fixtures.embedded.model import TIMINGS_ENV  # noqa: E402
+from tests.doubles.scripted_server import ScriptedServer  # noqa: E402
 
 SUBSET = ["-m", "repeated_words", "--scale", "full", "-k", "n25w or n50w or n75w"]
 NIAH_900K = ["-m", "niah", "--scale", "full", "-k", "seq and ctx900k and d050 and dx0 and t00"]
@@ -269,7 +269,7 @@ def per_sample() -> None:
 def repeated_words_own_part(repeats: int = 20) -> float:
     """CPU seconds per 10,000-word sample of the experiment's builder, count and scorer."""
     from benchmarks.repeated_words import grid, scoring, stimulus
-    from fixtures.tokenizer import o200k
+    from fixtures.tokens.tokenizer import o200k
 
     samples = [s for s in grid.build("full", [grid.DEFAULT_PAIR]) if s.n == 10_000]
     tokenizer = o200k()
@@ -356,7 +356,7 @@ def embedded_prompts(messages: list[list[dict]]) -> list[list[int]]:
     from llama_cpp._utils import suppress_stdout_stderr
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-    from fixtures.embedded import model_path
+    from fixtures.embedded.model import model_path
 
     # a vocabulary alone has no trained context: llama.cpp's error about it says nothing here
     with suppress_stdout_stderr(disable=False):

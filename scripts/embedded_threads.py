@@ -5,7 +5,7 @@
 """
 import sys, time, statistics
 from llama_cpp import Llama
-from fixtures import embedded
+from fixtures.embedded import model as embedded
 rounds = int(sys.argv[1]); order = [int(t) for t in sys.argv[2].split(",")]
 text = " ".join(f"Line {i}: the grass is green and the sky is blue." for i in range(80))  # ~1k tokens
 models = {t: Llama(str(embedded.model_path()), n_ctx=2048, n_threads=t, n_threads_batch=t,

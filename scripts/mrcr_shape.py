@@ -16,7 +16,7 @@ import argparse
 import statistics
 
 from benchmarks.mrcr import generate, grid, passages
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 # (statistic, the original's value, its source)
 ORIGINAL = {

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.ruler import essay, words  # noqa: E402
 from benchmarks.ruler.grid import TASKS  # noqa: E402
-from fixtures.tokenizer import install_offline_vocabulary  # noqa: E402
+from fixtures.tokens.tokenizer import install_offline_vocabulary  # noqa: E402
 
 COMMIT = "c3f5e3b4f87f97e048793bb510a3a6b19a46bf3a"  # the spec's RULER (specs/ruler.md)
 OUT = ROOT / "tests" / "ruler" / "ruler_fills.json"
@@ -73,7 +73,7 @@ def essay_text() -> str:
 
 def asked_word_tokens(words: list[str]) -> float:
     """Mean o200k tokens of CWE's asked words as its list writes them (``1. word``)."""
-    from fixtures.tokenizer import o200k
+    from fixtures.tokens.tokenizer import o200k
 
     return statistics.fmean(o200k().count(" " + word) for word in words)
 

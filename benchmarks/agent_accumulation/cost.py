@@ -10,7 +10,7 @@ trimmed history is sized, and its cacheable prefix found, as it will be sent.
 
 from __future__ import annotations
 
-from fixtures.plan import PlannedSize
+from fixtures.pytest_face.plan import PlannedSize
 
 from . import stimulus
 from .grid import Condition

@@ -15,7 +15,7 @@ import re
 from typing import Callable
 
 from benchmarks.texts.fitting import K, M, length_id, parse_lengths
-from fixtures.parametrize import SampleParams
+from fixtures.pytest_face.parametrize import SampleParams
 
 MODES = ("trajectory", "live")
 MODE_IDS = {"trajectory": "traj", "live": "live"}
@@ -28,7 +28,7 @@ PAGES = 10  # the spec's default P
 MAX_PAGES = 200
 EXTRA_STEPS = 8  # the default step cap is P + 8: list_pages, P reads, submit, and room
 # Output tokens per request: a call, or a reply with notes beside it (a reasoning model's
-# thinking budget is added by the run's settings, fixtures/generation.py).
+# thinking budget is added by the run's settings, fixtures/providers/generation.py).
 MAX_TOKENS = 2048
 
 
@@ -128,7 +128,7 @@ class AgentSample(SampleParams):
 
     @property
     def prefix_group(self) -> tuple:
-        """Every sample of one ledger starts with the same task and pages (fixtures/prefix.py
+        """Every sample of one ledger starts with the same task and pages (fixtures/engine/prefix.py
         runs them back to back)."""
         return self.ledger_seed,
 

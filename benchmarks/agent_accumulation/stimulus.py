@@ -4,7 +4,7 @@ conditions applied to a live history before each request (spec sections 3 and 4)
 A history is OpenAI chat messages: the task (a system message and the task sentence), then
 turns: an assistant message (its tool calls, any text beside them) followed by one ``tool``
 message per call, in order. The conditions never break a turn: a tool message always follows
-the assistant message whose call it answers (fixtures/toolcalls.py checks every request).
+the assistant message whose call it answers (fixtures/engine/toolcalls.py checks every request).
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ import re
 import pytest
 
 from benchmarks.texts.fitting import TooShort
-from fixtures.models import EndpointFatal
-from fixtures.plan import PlannedSize
+from fixtures.providers.base import EndpointFatal
+from fixtures.pytest_face.plan import PlannedSize
 
-from fixtures.parametrize import experiment_grid, parametrize_samples
+from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, cost, episode, grid, ledger, scoring, stimulus, tools
 
@@ -22,7 +22,7 @@ EMBEDDED_SKIP = ("the embedded SmolLM2-135M cannot play an agent: llama-cpp-pyth
                  "returns no tool call under tool_choice auto with its chat template, and 8k "
                  "fills its 8,192-token context; pass --model and --base-url of an endpoint "
                  "that calls tools")
-# (an endpoint without function calling is the engine's one line: fixtures/generation.py)
+# (an endpoint without function calling is the engine's one line: fixtures/providers/generation.py)
 REJECTED_HINT = ("a tool-calling request the endpoint rejected: its message says what it "
                  "wants of the history")
 

@@ -11,7 +11,7 @@ import dataclasses
 import random
 from typing import Callable
 
-from fixtures.parametrize import SampleParams
+from fixtures.pytest_face.parametrize import SampleParams
 
 # The original's variant names, in its order, with underscores (ids, options and params).
 VARIANTS = ("which_is_heavier", "first_letters", "ambiguous_sentences",

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from benchmarks.texts.wordnet import wordnet_vocabulary
-from fixtures.data import data_file
+from fixtures.data.registry import data_file
 
 from . import stimulus
 

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from fixtures.parametrize import experiment_grid, parametrize_samples
+from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, conversation, grid, scoring, settings, sources, stimulus
 

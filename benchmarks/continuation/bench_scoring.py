@@ -15,7 +15,7 @@ import argparse
 import statistics
 import time
 
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 from . import reading_context_tester, reading_contextrot, scoring, stimulus
 from . import text as texts

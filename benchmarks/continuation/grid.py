@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from fixtures.embedded import CONTEXT_LENGTH as EMBEDDED_CONTEXT
-from fixtures.parametrize import SampleParams, tokens_id
+from fixtures.embedded.model import CONTEXT_LENGTH as EMBEDDED_CONTEXT
+from fixtures.pytest_face.parametrize import SampleParams, tokens_id
 
 from .readability import DEFAULT_SET
 from .text import DEFAULT_TEXT
@@ -42,7 +42,8 @@ class ContinuationSample(SampleParams):
 
     @property
     def prefix_group(self) -> tuple:
-        """A tier's rounds send the same prompt (fixtures/prefix.py runs them back to back)."""
+        """A tier's rounds send the same prompt (fixtures/engine/prefix.py runs them back to
+        back)."""
         return self.text, self.context, self.metric_set
 
     prefix_share = 1.0

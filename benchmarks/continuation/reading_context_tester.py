@@ -32,7 +32,7 @@ import collections
 import functools
 import re
 
-from fixtures.data import data_file
+from fixtures.data.registry import data_file
 
 from . import readability
 

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import regex
 
-from fixtures.data import data_file
+from fixtures.data.registry import data_file
 
 from . import readability
 from . import text as texts

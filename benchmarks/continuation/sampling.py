@@ -53,7 +53,7 @@ def bad_request(error: Exception) -> bool:
     and --plan, which sends nothing, would pay its second."""
     import openai
 
-    from fixtures.models import RequestRefused
+    from fixtures.providers.base import RequestRefused
 
     return isinstance(error, (openai.BadRequestError, RequestRefused))
 

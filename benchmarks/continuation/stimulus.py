@@ -19,8 +19,8 @@ import hashlib
 
 import tiktoken
 
-from fixtures.counted import safe_cut_after
-from fixtures.tokenizer import ENCODING_NAME, o200k
+from fixtures.tokens.counted import safe_cut_after
+from fixtures.tokens.tokenizer import ENCODING_NAME, o200k
 
 from . import text as texts
 

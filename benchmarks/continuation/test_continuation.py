@@ -1,7 +1,7 @@
 """Each case continues the text once at one tier: odd prose is data; only a harness failure
 fails."""
 
-from fixtures.parametrize import experiment_grid, parametrize_samples
+from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, sampling, scoring, stimulus, text
 

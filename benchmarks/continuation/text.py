@@ -14,7 +14,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from fixtures.data import REGISTRY, DataUnavailable, data_file, use_nltk_data
+from fixtures.data.registry import REGISTRY, DataUnavailable, data_file, use_nltk_data
 
 DEFAULT_TEXT = "nltk:austen-emma.txt"
 # extractous stops at this many characters; reaching it is reported as a truncation.
@@ -48,7 +48,7 @@ def document_name(source: str) -> str:
     if kind == "data" and rest:
         if rest not in REGISTRY:
             raise TextUnavailable(f"--continuation-text {source}: {rest!r} is not in the data "
-                                  "registry (fixtures/data.py); give a registered name")
+                                  "registry (fixtures/data/registry.py); give a registered name")
         return Path(rest).stem
     path = Path(source).expanduser()
     if not path.is_file():

@@ -15,7 +15,7 @@ import importlib.util
 
 from benchmarks.texts import fitting
 from benchmarks.texts.fitting import length_id
-from fixtures.parametrize import SampleParams
+from fixtures.pytest_face.parametrize import SampleParams
 
 from . import original
 from .graphs import PROBLEM_TYPES

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .graphs import PROBLEM_TYPES
 
-REVISION = "f338bb265735a56a79f4b0f5def722c9c3268ead"  # the registry's (fixtures/data.py)
+REVISION = "f338bb265735a56a79f4b0f5def722c9c3268ead"  # the registry's (fixtures/data/registry.py)
 FOLDER = "openai_graphwalks"
 FILES = (("graphwalks_128k_and_shorter.parquet", "<128k"),
          ("graphwalks_256k_to_1mil.parquet", ">128k"))
@@ -48,7 +48,7 @@ def needed(lengths) -> tuple[str, ...]:
 
 def missing(lengths, directory: str | None) -> str | None:
     """Why the original's rows for these lengths cannot be read, or None (a stat)."""
-    from fixtures.data import data_dir
+    from fixtures.data.registry import data_dir
 
     base = Path(directory).expanduser() if directory else data_dir() / FOLDER
     absent = [name for name in needed(lengths) if not (base / name).is_file()]
@@ -65,19 +65,19 @@ def missing(lengths, directory: str | None) -> str | None:
 def paths(lengths, directory: str | None) -> list[Path]:
     if directory:
         return [Path(directory).expanduser() / name for name in needed(lengths)]
-    from fixtures.data import data_file
+    from fixtures.data.registry import data_file
 
     return [data_file(f"{FOLDER}/{name}") for name in needed(lengths)]
 
 
 def read_file(path: Path) -> list[dict]:
-    """One file's rows, each checked (fixtures/rows.py): the original's columns, at least
+    """One file's rows, each checked (fixtures/data/rows.py): the original's columns, at least
     one row; a prompt that is text, answer nodes that are a list of texts (one
     comma-joined text would be graded against its characters), a known problem type. A
     file without ``date_added`` holds the 2025 rows (the column came with the 2026 ones)."""
     import pyarrow.parquet as pq
 
-    from fixtures import rows as check
+    from fixtures.data import rows as check
 
     present = set(pq.read_schema(path).names)
     lacking = [c for c in COLUMNS if c not in present and c != "date_added"]
@@ -103,7 +103,7 @@ class Rows:
     """The rows of the files asked for, in file order; prompts counted in one unit."""
 
     def __init__(self, files: list[Path], count):
-        from fixtures.data import read_checked
+        from fixtures.data.registry import read_checked
 
         self.count = count
         self.rows: list[dict] = []

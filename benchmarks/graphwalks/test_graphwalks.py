@@ -3,8 +3,8 @@
 import dataclasses
 
 from benchmarks.texts.fitting import TooShort
-from fixtures.models import Completion
-from fixtures.parametrize import experiment_grid, parametrize_samples
+from fixtures.providers.base import Completion
+from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, original, scoring, stimulus
 

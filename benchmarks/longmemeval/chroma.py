@@ -76,16 +76,16 @@ def read_table(path: Path) -> list[dict]:
 
 def _rows_of(path: Path) -> dict[str, dict]:
     """One file's questions by id: question, answer, type, prompts and counts."""
-    from fixtures.data import read_checked
+    from fixtures.data.registry import read_checked
 
     return read_checked(path, lambda p: _questions(read_table(p)), FIX)
 
 
 def _questions(table: list[dict]) -> dict[str, dict]:
-    """Each row checked (fixtures/rows.py): a question, an answer and each prompt that are
+    """Each row checked (fixtures/data/rows.py): a question, an answer and each prompt that are
     text (never null, NaN or empty: pandas would make them "nan"), counts that are whole
     numbers, one row per id (a second would be folded into the first)."""
-    from fixtures import rows as check
+    from fixtures.data import rows as check
 
     found, keyed = {}, []
     for number, raw in enumerate(table):
@@ -143,13 +143,13 @@ def paths(given: list[str] | None) -> tuple[str, ...]:
             if not Path(path).expanduser().is_file():
                 raise ValueError(f"--longmemeval-file {path}: no such file; {FIX}")
         return tuple(str(Path(p).expanduser()) for p in given)
-    from fixtures.data import data_file
+    from fixtures.data.registry import data_file
 
     return (str(data_file(REGISTRY_NAME)),)
 
 
 def present() -> bool:
     """Whether the registry's copy is in the data directory (a stat: nothing is read)."""
-    from fixtures.data import data_dir
+    from fixtures.data.registry import data_dir
 
     return (data_dir() / REGISTRY_NAME).is_file()

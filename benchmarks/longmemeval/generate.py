@@ -89,7 +89,7 @@ def book() -> tuple[str, tuple[int, ...]]:
     """Pride and Prejudice's prose paragraphs joined by spaces, one line each, and where each
     starts; without its plates' captions, headings and numbers (a filler number must not
     pass for an answer)."""
-    from fixtures.data import data_file
+    from fixtures.data.registry import data_file
 
     text = data_file(PRIDE_AND_PREJUDICE).read_text(encoding="utf-8")
     kept = [line for line in (" ".join(block.split()) for block in re.split(r"\n\s*\n", text))

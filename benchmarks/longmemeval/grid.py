@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from fixtures.parametrize import SampleParams, tokens_id
+from fixtures.pytest_face.parametrize import SampleParams, tokens_id
 
 from . import chroma, generate, longmemeval_s
 

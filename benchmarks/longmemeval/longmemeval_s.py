@@ -12,7 +12,7 @@ import functools
 import json
 from pathlib import Path
 
-from fixtures import rows as check
+from fixtures.data import rows as check
 
 from .history import Question
 
@@ -36,7 +36,7 @@ def read_questions(path: Path) -> tuple[Question, ...]:
 
 
 def _question(entry, number: int) -> Question:
-    """One instance, checked (fixtures/rows.py): texts that are text (an answer may be a
+    """One instance, checked (fixtures/data/rows.py): texts that are text (an answer may be a
     number, as LongMemEval writes some), one date and one id per session, turns with a role
     and text, and evidence ids that each name one of its sessions."""
     if not isinstance(entry, dict):
@@ -82,7 +82,7 @@ def _question(entry, number: int) -> Question:
 
 @functools.lru_cache(maxsize=2)
 def questions(path: str) -> tuple[Question, ...]:
-    from fixtures.data import read_checked
+    from fixtures.data.registry import read_checked
 
     return read_checked(Path(path), read_questions, FIX)
 
@@ -95,12 +95,12 @@ def path(given: list[str] | None) -> str:
         if not Path(given[0]).expanduser().is_file():
             raise ValueError(f"--longmemeval-file {given[0]}: no such file; {FIX}")
         return str(Path(given[0]).expanduser())
-    from fixtures.data import data_file
+    from fixtures.data.registry import data_file
 
     return str(data_file(REGISTRY_NAME))
 
 
 def present() -> bool:
-    from fixtures.data import data_dir
+    from fixtures.data.registry import data_dir
 
     return (data_dir() / REGISTRY_NAME).is_file()

@@ -5,8 +5,8 @@ import dataclasses
 
 import pytest
 
-from fixtures.models import EndpointError
-from fixtures.parametrize import experiment_grid, parametrize_samples
+from fixtures.providers.base import EndpointError
+from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, history, scoring, stimulus
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 
-from fixtures.embedded import CONTEXT_LENGTH as EMBEDDED_CONTEXT
-from fixtures.parametrize import SampleParams
+from fixtures.embedded.model import CONTEXT_LENGTH as EMBEDDED_CONTEXT
+from fixtures.pytest_face.parametrize import SampleParams
 
 from . import original
 

@@ -50,7 +50,7 @@ def url(needles: int, shard: int) -> str:
 def missing(needles, directory: str | None) -> str | None:
     """Why the original's rows for these needle counts cannot be read, or None (a stat: no
     file is read or hashed here)."""
-    from fixtures.data import data_dir
+    from fixtures.data.registry import data_dir
 
     base = Path(directory).expanduser() if directory else data_dir() / FOLDER
     absent = [relative(n, shard) for n in needles for shard in (0, 1)
@@ -67,7 +67,7 @@ def missing(needles, directory: str | None) -> str | None:
 def paths(needles: int, directory: str | None) -> list[Path]:
     if directory:
         return [Path(directory).expanduser() / relative(needles, shard) for shard in (0, 1)]
-    from fixtures.data import data_file
+    from fixtures.data.registry import data_file
 
     return [data_file(name) for name in names(needles)]  # sha256-checked
 
@@ -79,7 +79,7 @@ class Rows:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        from fixtures.data import read_checked
+        from fixtures.data.registry import read_checked
 
         tables = [read_checked(path, read_file, FIX) for path in files]
         self.files = list(files)
@@ -100,8 +100,8 @@ class Rows:
     def size(self, index: int) -> int:
         """o200k tokens of the message contents plus the answer (the original's binning)."""
         if index not in self._sizes:
-            from fixtures.data import DataUnavailable, data_problem
-            from fixtures.tokenizer import o200k
+            from fixtures.data.registry import DataUnavailable, data_problem
+            from fixtures.tokens.tokenizer import o200k
 
             count = o200k().count
             row = self.row(index)
@@ -169,7 +169,7 @@ def rows(needles: int, directory: str | None) -> Rows:
 
 def download() -> None:
     """Fetch the six files into the data directory (pooch checks each sha256)."""
-    from fixtures.data import data_file
+    from fixtures.data.registry import data_file
 
     for needles in (2, 4, 8):
         for name in names(needles):

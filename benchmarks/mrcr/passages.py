@@ -236,7 +236,7 @@ def assign(texts: list[tuple[str, str, int]], seed: str = "mrcr/topics") -> Pool
 def corpus() -> list[tuple[str, str]]:
     """(book, text) of every book, in a fixed order."""
     from benchmarks.texts.haystack import corpus_texts
-    from fixtures.data import data_file
+    from fixtures.data.registry import data_file
 
     texts = [(fileid, text) for fileid, text in corpus_texts(include_bible=True)
              if fileid in FAMILIES]
@@ -247,7 +247,7 @@ def corpus() -> list[tuple[str, str]]:
 @functools.lru_cache(maxsize=1)
 def pool() -> Pool:
     """The pool, built once per process (o200k counts: the bins are defined in o200k)."""
-    from fixtures.tokenizer import o200k
+    from fixtures.tokens.tokenizer import o200k
 
     count = o200k().count
     seen: set[str] = set()

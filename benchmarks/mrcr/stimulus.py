@@ -27,7 +27,7 @@ class Stimulus:
 def o200k_count(text: str) -> int:
     """MRCR's bins are defined in o200k, whatever unit the run uses. Remembered: a writing's
     request is counted by every sample that draws its key (70,000 counts of 300 samples)."""
-    from fixtures.tokenizer import o200k
+    from fixtures.tokens.tokenizer import o200k
 
     return o200k().count(text)
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from fixtures.models import Completion, EndpointFatal
-from fixtures.parametrize import Unavailable, experiment_grid, parametrize_samples
+from fixtures.providers.base import Completion, EndpointFatal
+from fixtures.pytest_face.parametrize import Unavailable, experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, generate, grid, scoring, stimulus
 from .generate import Row

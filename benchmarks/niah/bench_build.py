@@ -3,7 +3,7 @@
 Prints the one-time, per-process corpus preparation (tokenizing the corpus in o200k,
 splitting it into sentences) and then, per haystack mode, the CPU and wall time of a
 900k-token build: a new haystack (three trials, median) and another depth of one already
-built. Every count is composed from counted pieces (``fixtures/counted.py``); the last
+built. Every count is composed from counted pieces (``fixtures/tokens/counted.py``); the last
 column checks it against one full count of the prompt.
 
 ``--tokenizer server --base-url URL --model NAME`` builds in the endpoint's own tokens
@@ -19,7 +19,7 @@ import dataclasses
 import statistics
 import time
 
-from fixtures.tokenizer import make_unit, o200k
+from fixtures.tokens.tokenizer import make_unit, o200k
 
 from benchmarks.texts import haystack
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from fixtures.parametrize import SampleParams, tokens_id
+from fixtures.pytest_face.parametrize import SampleParams, tokens_id
 
 LENGTHS = (500, 1_000, 5_000, 10_000, 50_000, 100_000, 500_000, 900_000)
 DEPTHS = tuple(range(0, 101, 10))
@@ -49,7 +49,7 @@ class NiahSample(SampleParams):
     @property
     def prefix_group(self) -> tuple:
         """A cell's depths and distractor counts share its haystack up to the first insertion
-        (fixtures/prefix.py orders them back to back, the deepest first)."""
+        (fixtures/engine/prefix.py orders them back to back, the deepest first)."""
         return self.mode, self.question, self.needle, self.length, self.trial
 
     @property

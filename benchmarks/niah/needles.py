@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from fixtures.data import import_nltk
+from fixtures.data.registry import import_nltk
 
 DEFAULT_FILE = Path(__file__).with_name("needles.json")
 FORMAT = "contextrot-niah-needles/1"

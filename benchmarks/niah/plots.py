@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fixtures.parametrize import tokens_label
+from fixtures.pytest_face.parametrize import tokens_label
 from reporting import plots
 from reporting.experiments import length_unit
 from reporting.analysis.stats import mean_interval, wilson_interval

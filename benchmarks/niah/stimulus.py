@@ -22,7 +22,7 @@ import dataclasses
 import functools
 import random
 
-from fixtures.counted import CountedText
+from fixtures.tokens.counted import CountedText
 
 from benchmarks.texts import haystack
 from .grid import NiahSample

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from fixtures.models import EndpointError
-from fixtures.parametrize import experiment_grid, parametrize_samples
+from fixtures.providers.base import EndpointError
+from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, needles, scoring, stimulus
 

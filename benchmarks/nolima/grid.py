@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fixtures.embedded import CONTEXT_LENGTH as EMBEDDED_CONTEXT
-from fixtures.parametrize import SampleParams, tokens_id
+from fixtures.embedded.model import CONTEXT_LENGTH as EMBEDDED_CONTEXT
+from fixtures.pytest_face.parametrize import SampleParams, tokens_id
 
 from . import haystacks, needlesets
 
@@ -89,7 +89,7 @@ class Settings:
 def settings(option) -> Settings:
     """The run's settings from ``config.getoption``; a bad option raises ValueError naming the
     fix. Reads nothing but a folder listing."""
-    from fixtures.data import NOLIMA_LICENSE, NOLIMA_URL, data_dir
+    from fixtures.data.registry import NOLIMA_LICENSE, NOLIMA_URL, data_dir
 
     scale = option("scale")
     given = option("nolima_dir")

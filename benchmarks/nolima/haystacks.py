@@ -78,7 +78,7 @@ def _own_paragraphs(forbidden: tuple[str, ...]) -> dict[str, list[str]]:
     megabytes is seconds)."""
     import zipfile
 
-    from fixtures.data import data_file
+    from fixtures.data.registry import data_file
 
     terms = [ARTICLE.sub("", term).lower() for term in forbidden]
     found = {}

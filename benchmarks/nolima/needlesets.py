@@ -13,7 +13,7 @@ is filled from the *original* question for each argument present, so only its la
 placeholder present is filled; the distractor likewise, and an entry's distractor with no
 placeholder is not placed at all.
 
-Every entry is checked where the set is read (fixtures/rows.py): a task template must name
+Every entry is checked where the set is read (fixtures/data/rows.py): a task template must name
 ``{haystack}`` and ``{question}`` and nothing else (a lone brace, ``{bogus}``, a template
 without its haystack are refused); a needle without ``{CHAR}`` needs gold answers; names,
 gold answers, questions and arguments are non-empty texts (an empty one is in every reply);
@@ -33,7 +33,7 @@ import json
 import re
 from pathlib import Path
 
-from fixtures import rows as check
+from fixtures.data import rows as check
 
 HERE = Path(__file__).parent
 OWN_SETS = {"contextrot_latent": HERE / "contextrot_latent.json",

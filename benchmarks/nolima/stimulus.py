@@ -73,7 +73,7 @@ def book(sample: NolimaSample, folder: Path, unit) -> placement.Tokenized:
 def haystack_text(sample: NolimaSample, folder: Path) -> str:
     if sample.source == "contextrot":
         return haystacks.own_text(sample.haystack, own_forbidden())
-    from fixtures.data import NOLIMA_URL, read_checked
+    from fixtures.data.registry import NOLIMA_URL, read_checked
 
     path = folder / haystacks.HAYSTACK_DIR / f"{sample.haystack}.txt"
     return read_checked(path, haystacks.read_text,

@@ -5,8 +5,8 @@ import dataclasses
 
 import pytest
 
-from fixtures.data import NOLIMA_URL, read_checked
-from fixtures.parametrize import experiment_grid, parametrize_samples, unavailable_part
+from fixtures.data.registry import NOLIMA_URL, read_checked
+from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples, unavailable_part
 
 from . import EXPERIMENT, grid, needlesets, placement, scoring, stimulus
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from fixtures.parametrize import SampleParams
+from fixtures.pytest_face.parametrize import SampleParams
 
 from . import items
 from .patterns import BASELINE, BY_ID, CONFIGURATIONS, RE2

@@ -14,7 +14,7 @@ import functools
 import json
 import random
 
-from fixtures.data import REGISTRY, data_file
+from fixtures.data.registry import REGISTRY, data_file
 
 from .scoring import LETTERS, gsm8k_gold
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.parametrize import experiment_grid, parametrize_samples
-from fixtures.plugin import RUN_KEY
+from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
+from fixtures.pytest_face.items import RUN_KEY
 from reporting.storage.records import excerpt
 
 from . import EXPERIMENT, grid, items, patterns, phases, scoring, stimulus

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from fixtures.parametrize import SampleParams
+from fixtures.pytest_face.parametrize import SampleParams
 
 from .words import read_pair
 
@@ -32,7 +32,7 @@ class RepeatedWordsSample(SampleParams):
 
     @property
     def prefix_group(self) -> tuple:
-        """A length's positions share the prompt up to the modified word (fixtures/prefix.py
+        """A length's positions share the prompt up to the modified word (fixtures/engine/prefix.py
         orders them back to back, the latest first)."""
         return self.common, self.modified, self.n
 

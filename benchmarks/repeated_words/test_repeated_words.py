@@ -1,7 +1,7 @@
 """Each case copies one sequence; a wrong copy is data, only a harness failure fails."""
 
 
-from fixtures.parametrize import experiment_grid, parametrize_samples
+from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples
 
 from . import EXPERIMENT, grid, scoring, stimulus
 

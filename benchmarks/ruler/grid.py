@@ -11,7 +11,7 @@ import dataclasses
 
 from benchmarks.texts import fitting
 from benchmarks.texts.fitting import length_id
-from fixtures.parametrize import SampleParams
+from fixtures.pytest_face.parametrize import SampleParams
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,7 +91,7 @@ class RulerSample(SampleParams):
     @property
     def prefix_group(self) -> tuple | None:
         """A task and length's noise or essay haystack is one text up to its first needle, so
-        its samples share a prompt prefix (fixtures/prefix.py; the grid already runs them
+        its samples share a prompt prefix (fixtures/engine/prefix.py; the grid already runs them
         together, so this sizes what a prefix cache could serve in --plan)."""
         task = TASKS[self.task]
         shared = task.family == "niah" and task.haystack in ("noise", "essay")

@@ -1,5 +1,5 @@
 """RULER's QA data: SQuAD v2.0 dev (qa_1) and HotpotQA dev distractor (qa_2), read as RULER
-reads them (spec section 3.5), from the data registry (fixtures/data.py).
+reads them (spec section 3.5), from the data registry (fixtures/data/registry.py).
 
 Documents are the sorted unique paragraphs (SQuAD: contexts; HotpotQA: ``title\\n`` + its
 sentences joined); questions keep file order (sample i asks question i). SQuAD drops
@@ -14,7 +14,7 @@ import functools
 import json
 from pathlib import Path
 
-from fixtures.data import data_dir, data_file, read_checked, registered_fix
+from fixtures.data.registry import data_dir, data_file, read_checked, registered_fix
 
 from .stimulus import QaData
 

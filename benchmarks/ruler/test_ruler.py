@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from fixtures.data import DataUnavailable
-from fixtures.parametrize import experiment_grid, parametrize_samples, unavailable_part
+from fixtures.data.registry import DataUnavailable
+from fixtures.pytest_face.parametrize import experiment_grid, parametrize_samples, unavailable_part
 
 from . import EXPERIMENT, fitting, grid, qa, scoring, stimulus
 

@@ -36,9 +36,9 @@ from typing import Sequence
 
 import numpy as np
 
-from fixtures.counted import CountedText, chars_for_piece
-from fixtures.data import data_file, import_nltk, use_nltk_data
-from fixtures.tokenizer import CountingFailed, o200k
+from fixtures.tokens.counted import CountedText, chars_for_piece
+from fixtures.data.registry import data_file, import_nltk, use_nltk_data
+from fixtures.tokens.tokenizer import CountingFailed, o200k
 
 BIBLE = "bible-kjv.txt"
 # Titles and abbreviations that end in a period inside a sentence. Punkt learns these when
@@ -237,7 +237,7 @@ def corpus_text(include_bible: bool = False) -> str:
 @dataclasses.dataclass(frozen=True)
 class CorpusIndex:
     """The corpus in o200k tokens, read once per process: where paragraphs start, and a safe
-    cut (``fixtures/counted.py``) about every ``CUT_STRIDE`` tokens with its token index.
+    cut (``fixtures/tokens/counted.py``) about every ``CUT_STRIDE`` tokens with its token index.
 
     Sequential haystacks are stretches of the corpus from a paragraph start: in o200k the cuts'
     token indices count them; in another unit the pieces between cuts are counted once, as a

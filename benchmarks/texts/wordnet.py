@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from fixtures.data import use_nltk_data
+from fixtures.data.registry import use_nltk_data
 
 
 @functools.lru_cache(maxsize=None)

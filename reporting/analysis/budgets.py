@@ -13,7 +13,8 @@ import pandas as pd
 
 from reporting.experiments import Experiment
 
-THINKING_BUDGET = "--reasoning-tokens"  # the thinking budget's option (fixtures/plugin.py)
+# the thinking budget's option (fixtures/pytest_face/plugin.py)
+THINKING_BUDGET = "--reasoning-tokens"
 
 
 def flagged(frame: pd.DataFrame, column: str) -> pd.Series:

@@ -26,7 +26,7 @@ from reporting.analysis.stats import adjust_pvalues, mean_interval, paired_diffe
 from reporting.analysis.summary import cell_label
 
 OVERALL = "all cells"
-TOKENIZER = "o200k_base"  # the unit every spec's lengths are in (fixtures/tokenizer.py)
+TOKENIZER = "o200k_base"  # the unit every spec's lengths are in (fixtures/tokens/tokenizer.py)
 
 
 # -- identity ----------------------------------------------------------------------------
@@ -88,7 +88,7 @@ def model_columns(frame: pd.DataFrame, prefix: str) -> dict[str, str]:
     return found
 
 
-TOKEN_LIMITS = ("max_tokens", "max_completion_tokens")  # (fixtures/generation.py's)
+TOKEN_LIMITS = ("max_tokens", "max_completion_tokens")  # (fixtures/providers/generation.py's)
 
 
 def sent_requests(frame: pd.DataFrame) -> dict[str, dict[str, str]]:

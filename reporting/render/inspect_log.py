@@ -160,7 +160,7 @@ def model_name(name: str) -> str:
 
 def _base_url(endpoint: str | None) -> str | None:
     """The endpoint where it is a URL (not an embedded model's id), without credentials."""
-    from fixtures.models import redact_url  # one definition of "safe to store"
+    from fixtures.providers.base import redact_url  # one definition of "safe to store"
 
     if not endpoint or not endpoint.startswith(("http://", "https://")):
         return None

@@ -66,7 +66,7 @@ class SampleRecord:
     worker: str = ""
     finished_at: str = ""
     schema: int = SCHEMA_VERSION
-    # The unit lengths were built and counted in (fixtures/tokenizer.py: "o200k_base", the
+    # The unit lengths were built and counted in (fixtures/tokens/tokenizer.py: "o200k_base", the
     # specs' unit, or a model's own), the prompt's o200k count beside it, and the length the
     # stimulus was built to (None where the length axis is not tokens).
     token_unit: str = "o200k_base"

@@ -1,5 +1,5 @@
 """Agent accumulation end to end: pytest in a subprocess, the real openai client over HTTP,
-the scripted server playing an agent (fixtures/scripted_agents.py), the store and the report.
+the scripted server playing an agent (tests/doubles/scripted_agents.py), the store and the report.
 
 Sample counts: at full scale, 8k and 32k, needle counts 2 and 4, two ledgers each, both
 modes and four conditions: 40 episodes (each ledger under trajectory and four live
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks.agent_accumulation import stimulus, tools
-from fixtures.scripted_agents import perfect_agent
-from fixtures.scripted_server import ScriptedServer
-from fixtures.toolcalls import tool_history_problem
+from tests.doubles.scripted_agents import perfect_agent
+from tests.doubles.scripted_server import ScriptedServer
+from fixtures.engine.toolcalls import tool_history_problem
 
 from ..subprocess_pytest import run_records, run_scripted
 

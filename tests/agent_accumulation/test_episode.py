@@ -9,7 +9,7 @@ import json
 import pytest
 
 from benchmarks.agent_accumulation import episode, grid, scoring, stimulus, tools
-from fixtures.toolcalls import tool_history_problem
+from fixtures.engine.toolcalls import tool_history_problem
 
 from .helpers import Agent, Reply, count, small_ledger, tool_reply
 

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from benchmarks.agent_accumulation import EXPERIMENT, grid, test_agent_accumulation
-from fixtures.parametrize import inexact_parts
+from fixtures.pytest_face.parametrize import inexact_parts
 
 from .helpers import settings
 

@@ -14,7 +14,7 @@ import pytest
 
 from benchmarks.agent_accumulation import ledger, stimulus
 from benchmarks.texts.fitting import TooShort
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 from .helpers import small_ledger
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from benchmarks.agent_accumulation import grid, stimulus, tools
-from fixtures.toolcalls import tool_history_problem
+from fixtures.engine.toolcalls import tool_history_problem
 
 from .helpers import small_ledger
 

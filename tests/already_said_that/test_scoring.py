@@ -264,7 +264,7 @@ def test_the_random_baseline_formula():
 
 def test_the_builtin_random_solver_lasts_as_long_as_the_analytic_baseline():
     """``--model builtin:random`` through the real loop, without pytest or a server."""
-    from fixtures.models import RandomSolver
+    from fixtures.engine.models import RandomSolver
 
     solver = RandomSolver()
 

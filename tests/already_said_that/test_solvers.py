@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fixtures.models import HumanSolver, RandomSolver
+from fixtures.engine.models import HumanSolver, RandomSolver
 
 
 def text(solver, messages):

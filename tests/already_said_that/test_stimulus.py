@@ -8,7 +8,7 @@ import json
 import pytest
 
 from benchmarks.already_said_that import sources, stimulus
-from fixtures.data import DataUnavailable
+from fixtures.data.registry import DataUnavailable
 
 
 def _rows(variant):

@@ -7,7 +7,7 @@ import json
 
 import pandas as pd
 
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..subprocess_pytest import run_pytest
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from benchmarks.continuation import readability, reading_context_tester as original
-from fixtures.data import DATA_DIR_VARIABLE
+from fixtures.data.registry import DATA_DIR_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_NAME = "continuation-context-tester.jsonl"

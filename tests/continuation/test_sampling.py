@@ -7,9 +7,9 @@ import openai
 import pytest
 
 from benchmarks.continuation import sampling
-from fixtures.models import OpenAIChatModel
-from fixtures.recording import SampleRecorder
-from fixtures.scripted_server import Fault, ScriptedServer
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.engine.recording import SampleRecorder
+from tests.doubles.scripted_server import Fault, ScriptedServer
 
 OPTIONS = {"top_k": 100, "top_p": 1.0, "min_p": 0.1, "repeat_penalty": 1.01,
            "repetition_penalty": 1.01}

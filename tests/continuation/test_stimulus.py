@@ -35,7 +35,7 @@ def test_point_is_a_sentence_end_after_the_request(source):
 
 
 def test_truth_is_within_budget_and_ends_a_sentence(source):
-    from fixtures.tokenizer import o200k
+    from fixtures.tokens.tokenizer import o200k
     assert 0 < o200k().count(source.truth) <= 128
     assert source.truth[-1] in '.!?"'
 
@@ -50,7 +50,7 @@ def test_every_window_ends_at_the_point_and_grows_backwards(source):
 
 
 def test_windows_start_on_a_sentence_start_and_fit_the_budget(source):
-    from fixtures.tokenizer import o200k
+    from fixtures.tokens.tokenizer import o200k
     body = source.document.text
     for budget in (150, 700, 5000):
         window = stimulus.window(source, budget)
@@ -97,8 +97,8 @@ def test_same_inputs_same_stimulus():
 
 # -- tiers in the server's own tokens (--tokenizer server) ----------------------------------
 def test_a_tier_in_the_servers_tokens_fills_its_context_as_the_server_counts():
-    from fixtures.scripted_server import ScriptedServer, ToyTokenizer
-    from fixtures.tokenizer import make_unit
+    from tests.doubles.scripted_server import ScriptedServer, ToyTokenizer
+    from fixtures.tokens.tokenizer import make_unit
 
     source = stimulus.place(novel(), requested_point=12000, max_tokens=128)
     toy = ToyTokenizer()

@@ -14,8 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.graphwalks import original, stimulus
-from fixtures.scripted_server import ScriptedServer
-from fixtures.tokenizer import o200k
+from tests.doubles.scripted_server import ScriptedServer
+from fixtures.tokens.tokenizer import o200k
 
 from ..data_dir import env_without
 from ..subprocess_pytest import run_pytest, run_records, run_scripted

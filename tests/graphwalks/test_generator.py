@@ -12,7 +12,7 @@ import pytest
 
 from benchmarks.graphwalks import graphs, stimulus
 from benchmarks.graphwalks.graphs import Graph, Question
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 from ..subprocess_pytest import ROOT
 from .helpers import solve
@@ -116,7 +116,7 @@ def test_the_fit_counts_in_the_runs_unit():
 
 
 BUILD = ("from benchmarks.graphwalks import stimulus;"
-         "from fixtures.tokenizer import o200k;"
+         "from fixtures.tokens.tokenizer import o200k;"
          "import hashlib;"
          "print(hashlib.sha256(''.join(stimulus.generate(k, n, v, stimulus.sample_seed(3, k, n, i),"
          " o200k()).prompt.text for k in ('bfs', 'parents') for n in (1024, 8192)"

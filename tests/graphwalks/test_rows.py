@@ -14,8 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.graphwalks import original
-from fixtures.data import DataUnavailable
-from fixtures.scripted_server import ScriptedServer
+from fixtures.data.registry import DataUnavailable
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..subprocess_pytest import run_records, run_scripted
 from .helpers import original_row, player
@@ -84,7 +84,7 @@ def test_a_file_without_date_added_holds_the_2025_rows(tmp_path):
 
 
 def test_the_registry_pins_the_2026_revision_with_both_digests():
-    from fixtures.data import REGISTRY
+    from fixtures.data.registry import REGISTRY
 
     entries = [REGISTRY[f"{original.FOLDER}/{name}"] for name, _ in original.FILES]
     assert all(original.REVISION in e.url and len(e.sha256) == 64 for e in entries)

@@ -1,7 +1,7 @@
 """A provider's blocks, waits that end and replies of another shape, one client at a time.
 
 The real ``openai``, ``anthropic`` and ``google-genai`` SDKs under the one request engine,
-against the scripted servers (fixtures/scripted_server.py, fixtures/native_servers.py) over
+against the scripted servers (tests/doubles/scripted_server.py, native_servers.py) over
 real HTTP, each answering with the bodies its API documents:
 
 - a block (Claude's ``stop_reason: "refusal"``, Gemini's ``finishReason`` SAFETY, RECITATION,
@@ -27,10 +27,11 @@ import time
 
 import pytest
 
-from fixtures.models import EndpointError, EndpointFatal, EndpointModel
-from fixtures.native_servers import AnthropicServer, GeminiServer
-from fixtures.scripted_server import Fault, ScriptedServer
-from fixtures.tokenizer import make_unit, o200k
+from fixtures.engine.models import EndpointModel
+from fixtures.providers.base import EndpointError, EndpointFatal
+from fixtures.tokens.tokenizer import make_unit, o200k
+from tests.doubles.native_servers import AnthropicServer, GeminiServer
+from tests.doubles.scripted_server import Fault, ScriptedServer
 
 KEY = "sk-blocks-test-key-0001"
 ASK = [{"role": "user", "content": "Simply replicate: apple apple"}]

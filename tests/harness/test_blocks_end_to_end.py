@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.native_servers import AnthropicServer, GeminiServer
-from fixtures.progress import EVERY_ENV
-from fixtures.scripted_server import Fault
+from fixtures.pytest_face.progress import EVERY_ENV
+from tests.doubles.native_servers import AnthropicServer, GeminiServer
+from tests.doubles.scripted_server import Fault
 
 from ..ruler import oracle
 from ..subprocess_pytest import ROOT, child_env, pytest_command, run_pytest

@@ -8,8 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from fixtures.counted import SAFE_CUT, CountedText, safe_cut_after, safe_cut_before
-from fixtures.tokenizer import make_unit, o200k
+from fixtures.tokens.counted import SAFE_CUT, CountedText, safe_cut_after, safe_cut_before
+from fixtures.tokens.tokenizer import make_unit, o200k
 
 TEXT = ("It was the best of times, it was the worst of times; it was the age of wisdom. "
         "\"Is it?\" she asked.  Mr. Darcy (aged 28) paid £3.50 for 1,234 naïve cafés!\n\n"

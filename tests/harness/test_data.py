@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures import data
+from fixtures.data import registry as data
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,7 +101,7 @@ def test_unknown_names_are_refused():
 
 
 def test_nltk_loads_without_scipy_which_still_imports_afterwards():
-    code = ("import sys; from fixtures.data import import_nltk; import_nltk(); "
+    code = ("import sys; from fixtures.data.registry import import_nltk; import_nltk(); "
             "from nltk.tokenize.punkt import PunktSentenceTokenizer; "
             "print('scipy' in sys.modules); import scipy.stats; print('scipy' in sys.modules)")
     found = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,

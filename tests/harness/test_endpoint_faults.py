@@ -5,9 +5,10 @@ import sqlite3
 
 import pytest
 
-from fixtures.cache import ResponseCache
-from fixtures.models import EndpointFatal, OpenAIChatModel, check_base_url
-from fixtures.scripted_server import Fault, ScriptedServer
+from fixtures.engine.cache import ResponseCache
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.providers.base import EndpointFatal, check_base_url
+from tests.doubles.scripted_server import Fault, ScriptedServer
 from reporting.storage.sqlite import storage_problem
 
 MESSAGES = [{"role": "user", "content": "Simply replicate: apple apple"}]

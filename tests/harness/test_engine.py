@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from fixtures.scripted_server import ScriptedServer
-from fixtures.throttle import Throttle, TokenBudget
+from tests.doubles.scripted_server import ScriptedServer
+from fixtures.engine.throttle import Throttle, TokenBudget
 
 from ..subprocess_pytest import pytest_command
 from .test_plugin import CONFTEST, TOY_TEST, run, stored
@@ -185,7 +185,7 @@ def test_workers_stop_sending_when_the_controller_is_killed(many):
 
 
 def test_the_progress_line_says_done_in_flight_tokens_and_eta():
-    from fixtures.progress import Progress
+    from fixtures.pytest_face.progress import Progress
 
     progress = Progress(config=None)
     progress.total, progress.done, progress.started = 150, 50, 0.0
@@ -247,7 +247,7 @@ def test_a_workers_look_ahead_lists_the_window_not_its_whole_queue():
     import contextlib
     import types
 
-    from fixtures.harness import Harness
+    from fixtures.pytest_face.harness import Harness
 
     queue = list(range(2, 500))
     worker = types.SimpleNamespace(

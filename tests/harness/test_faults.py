@@ -34,7 +34,7 @@ from typing import Callable
 
 import pytest
 
-from fixtures.scripted_server import DROP, JSON_ENCODERS, Fault, ScriptedServer
+from tests.doubles.scripted_server import DROP, JSON_ENCODERS, Fault, ScriptedServer
 
 from ..data_dir import own_data_dir
 from ..subprocess_pytest import child_env as subprocess_env

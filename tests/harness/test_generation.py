@@ -8,11 +8,12 @@ import re
 
 import pytest
 
-from fixtures.generation import (DEFAULT_THINKING_BUDGET, GenerationError, GenerationSettings,
+from fixtures.providers.generation import (DEFAULT_THINKING_BUDGET, GenerationError, GenerationSettings,
                                  RequestShaper, answer_apart, settings_from)
-from fixtures.models import EndpointFatal, OpenAIChatModel
-from fixtures.scripted_server import ScriptedServer, openai_refusal
-from fixtures.tokenizer import o200k
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.providers.base import EndpointFatal
+from tests.doubles.scripted_server import ScriptedServer, openai_refusal
+from fixtures.tokens.tokenizer import o200k
 
 from .test_faults import ONE, pytest_command, run
 
@@ -245,7 +246,7 @@ def test_anthropic_thinking_is_asked_through_the_request_body():
 
 
 def test_the_cache_key_holds_every_parameter_sent(tmp_path):
-    from fixtures.cache import ResponseCache
+    from fixtures.engine.cache import ResponseCache
 
     async def run(settings):
         client = OpenAIChatModel("scripted", server.base_url, "x", generation=settings,

@@ -16,7 +16,7 @@ from benchmarks.re3 import grid as re3
 from benchmarks.repeated_words import grid as repeated_words
 from benchmarks.ruler import grid as ruler
 from benchmarks import experiment_packages
-from fixtures.parametrize import inexact_parts, tokens_id
+from fixtures.pytest_face.parametrize import inexact_parts, tokens_id
 
 from ..subprocess_pytest import run_pytest
 
@@ -145,7 +145,7 @@ def test_an_experiment_that_cannot_build_its_grid_never_blocks_the_others(tmp_pa
     ("niah and (", {"niah", "ruler", "repeated_words"}),  # pytest reports the bad expression
 ])
 def test_an_experiment_left_out_by_m_is_not_built(expression, selects):
-    from fixtures.parametrize import may_select
+    from fixtures.pytest_face.parametrize import may_select
 
     assert {e for e in ("niah", "ruler", "repeated_words") if may_select(expression, e)} \
         == selects

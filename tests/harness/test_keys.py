@@ -9,9 +9,10 @@ from urllib.parse import quote
 import openai
 import pytest
 
-from fixtures.keys import MASK, hold, key_from, masked, masked_body, revealed
-from fixtures.models import OpenAIChatModel, error_message
-from fixtures.scripted_server import Fault, ScriptedServer
+from fixtures.providers.keys import MASK, hold, key_from, masked, masked_body, revealed
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.providers.base import error_message
+from tests.doubles.scripted_server import Fault, ScriptedServer
 
 KEY = "sk-keys-test-never-shown-1234"
 

@@ -5,9 +5,10 @@ The client is asynchronous (``openai.AsyncOpenAI``); pytest-asyncio runs each te
 
 import pytest
 
-from fixtures.cache import ResponseCache, cache_key
-from fixtures.models import EndpointFatal, EndpointRefused, OpenAIChatModel, redact_url
-from fixtures.scripted_server import Fault, ScriptedServer
+from fixtures.engine.cache import ResponseCache, cache_key
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.providers.base import EndpointFatal, EndpointRefused, redact_url
+from tests.doubles.scripted_server import Fault, ScriptedServer
 
 MESSAGES = [{"role": "user", "content": "Simply replicate: apple apple"}]
 

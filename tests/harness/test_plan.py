@@ -4,8 +4,8 @@ import asyncio
 
 import pytest
 
-from fixtures.plan import Planned, PlanningModel
-from fixtures.tokenizer import o200k
+from fixtures.pytest_face.plan import Planned, PlanningModel
+from fixtures.tokens.tokenizer import o200k
 
 MESSAGES = [{"role": "system", "content": "Answer briefly."},
             {"role": "user", "content": "What is the capital of France?"}]
@@ -58,8 +58,8 @@ def test_the_planning_stop_passes_through_a_solvers_handler_for_failed_requests(
 
 EPISODES_TEST = '''
 import dataclasses
-from fixtures.parametrize import SampleParams, parametrize_samples
-from fixtures.plan import PlannedSize
+from fixtures.pytest_face.parametrize import SampleParams, parametrize_samples
+from fixtures.pytest_face.plan import PlannedSize
 
 @dataclasses.dataclass(frozen=True)
 class Episode(SampleParams):
@@ -110,7 +110,7 @@ def test_a_plan_counts_prices_and_skips_multi_request_samples(pytester):
 
 
 def test_an_episode_size_is_its_requests_each_extending_the_last():
-    from fixtures.plan import PlannedSize
+    from fixtures.pytest_face.plan import PlannedSize
 
     size = PlannedSize.episode([100, 250, 400], 50)
     assert (size.requests, size.input_tokens, size.cacheable_tokens) == (3, 750, 350)

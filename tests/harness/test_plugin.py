@@ -9,10 +9,10 @@ import sqlite3
 
 import pytest
 
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.scripted_server import ScriptedServer
 
 CONFTEST = '''
-pytest_plugins = ["reporting.plugin", "fixtures.plugin"]
+pytest_plugins = ["reporting.plugin", "fixtures.pytest_face.plugin"]
 from reporting.experiments import Experiment
 
 TOY = Experiment(name="toy", title="echo a number", cell=("params.size",),
@@ -24,7 +24,7 @@ def pytest_contextrot_experiments(config):
 
 TOY_TEST = '''
 import dataclasses, os
-from fixtures.parametrize import SampleParams, parametrize_samples
+from fixtures.pytest_face.parametrize import SampleParams, parametrize_samples
 
 @dataclasses.dataclass(frozen=True)
 class Toy(SampleParams):
@@ -183,7 +183,7 @@ def test_a_model_with_no_key_and_no_base_url_is_one_line_and_sends_nothing(proje
 def test_credentials_in_the_base_url_reach_no_output_log_or_file(project, server):
     """Issue 12 item 13: with -l (locals in tracebacks), DEBUG logs and a JUnit XML, the
     password in --base-url appears nowhere; it travels as a header, never in the client."""
-    from fixtures.scripted_server import Fault
+    from tests.doubles.scripted_server import Fault
 
     server.faults.extend(Fault(500) for _ in range(12))  # errors: tracebacks show locals
     url = server.base_url.replace("http://", "http://alice:s3cret-pw@")

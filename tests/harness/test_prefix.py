@@ -1,4 +1,4 @@
-"""Requests ordered for a prefix cache (fixtures/prefix.py) against the scripted server's
+"""Requests ordered for a prefix cache (fixtures/engine/prefix.py) against the scripted server's
 prefix cache model: the cached tokens the endpoint reports reach the records, the summary
 and the report; with the order on, a grid of shared prefixes computes its prefix tree once;
 with it off, the same samples give the same records."""
@@ -11,12 +11,12 @@ import types
 
 import pytest
 
-from fixtures.harness import sends_routing_keys
-from fixtures.models import OpenAIChatModel
-from fixtures.prefix import (BLOCK_CHARS, PrefixGate, Turns, leaders_and_shares, order_items,
+from fixtures.pytest_face.harness import sends_routing_keys
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.engine.prefix import (BLOCK_CHARS, PrefixGate, Turns, leaders_and_shares, order_items,
                              routing_key)
-from fixtures.scripted_server import Fault, PrefixCache, ScriptedServer
-from fixtures.throttle import Throttle, request_owner
+from tests.doubles.scripted_server import Fault, PrefixCache, ScriptedServer
+from fixtures.engine.throttle import Throttle, request_owner
 
 from .test_plugin import CONFTEST, run, stored
 
@@ -24,7 +24,7 @@ from .test_plugin import CONFTEST, run, stored
 # group by group interleaved (part outer), so the order has to bring each group together.
 GROUPED_TEST = '''
 import dataclasses, random
-from fixtures.parametrize import SampleParams, parametrize_samples
+from fixtures.pytest_face.parametrize import SampleParams, parametrize_samples
 
 @dataclasses.dataclass(frozen=True)
 class Part(SampleParams):

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from fixtures.progress import EVERY_ENV
-from fixtures.scripted_server import ScriptedServer
+from fixtures.pytest_face.progress import EVERY_ENV
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..subprocess_pytest import child_env, run_pytest
 

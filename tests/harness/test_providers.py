@@ -1,6 +1,6 @@
 """Claude and Gemini through their own APIs (``--provider anthropic|google``): the real
 ``anthropic`` and ``google-genai`` SDKs under the one request engine, against the scripted
-servers that speak each API (fixtures/native_servers.py) over real HTTP.
+servers that speak each API (tests/doubles/native_servers.py) over real HTTP.
 
 Here, one client at a time: what each request carries, what each reply becomes, every fault
 of the fault table. test_providers_end_to_end.py runs RULER as a user does.
@@ -10,14 +10,15 @@ import json
 
 import pytest
 
-from fixtures.anthropic_messages import to_messages, with_breakpoints
-from fixtures.gemini import to_contents
-from fixtures.generation import GenerationSettings
-from fixtures.models import EndpointFatal, EndpointModel, EndpointRefused
-from fixtures.native_servers import (MESSAGE_TOKENS, PROMPT_TOKENS, AnthropicServer,
+from fixtures.providers.anthropic_messages import to_messages, with_breakpoints
+from fixtures.providers.gemini import to_contents
+from fixtures.providers.generation import GenerationSettings
+from fixtures.engine.models import EndpointModel
+from fixtures.providers.base import EndpointFatal, EndpointRefused
+from tests.doubles.native_servers import (MESSAGE_TOKENS, PROMPT_TOKENS, AnthropicServer,
                                      GeminiServer, camel)
-from fixtures.scripted_server import Fault
-from fixtures.tokenizer import CountingAPI, make_unit, o200k
+from tests.doubles.scripted_server import Fault
+from fixtures.tokens.tokenizer import CountingAPI, make_unit, o200k
 
 KEY = "sk-provider-test-key-0001"
 SERVERS = {"anthropic": AnthropicServer, "google": GeminiServer}

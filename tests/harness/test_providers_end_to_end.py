@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.native_servers import AnthropicServer, GeminiServer, camel
+from tests.doubles.native_servers import AnthropicServer, GeminiServer, camel
 
 from ..ruler import oracle
 from ..subprocess_pytest import child_env, run_pytest, without_module

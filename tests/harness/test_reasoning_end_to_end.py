@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks import experiment_packages
-from fixtures.scripted_server import ScriptedServer
-from fixtures.tokenizer import o200k
+from tests.doubles.scripted_server import ScriptedServer
+from fixtures.tokens.tokenizer import o200k
 
 from .test_faults import ROOT, child_env, pytest_command
 

@@ -1,4 +1,4 @@
-"""The shared row checks (fixtures/rows.py) that every experiment's reader uses: what each
+"""The shared row checks (fixtures/data/rows.py) that every experiment's reader uses: what each
 accepts as it is, and the words of what it refuses."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from fixtures import rows as check
+from fixtures.data import rows as check
 
 
 @pytest.mark.parametrize(("value", "count"), [(12, 12), (12.0, 12), ("12", 12), (" 7 ", 7),

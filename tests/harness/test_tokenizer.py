@@ -2,7 +2,7 @@
 
 import hashlib
 
-from fixtures import tokenizer as tok
+from fixtures.tokens import tokenizer as tok
 
 
 def test_o200k_loads_offline_into_a_fresh_cache(tmp_path, monkeypatch):
@@ -35,8 +35,8 @@ def test_counts_match_o200k():
 import openai  # noqa: E402
 import pytest  # noqa: E402
 
-from fixtures.models import EndpointFatal  # noqa: E402
-from fixtures.scripted_server import Fault, ScriptedServer, ToyTokenizer  # noqa: E402
+from fixtures.providers.base import EndpointFatal  # noqa: E402
+from tests.doubles.scripted_server import Fault, ScriptedServer, ToyTokenizer  # noqa: E402
 
 TEXT = "The cat sat on the mat. It was warm, and the cat was happy there all day."
 

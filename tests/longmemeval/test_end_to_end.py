@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from benchmarks.longmemeval import scoring
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..data_dir import env_without
 from ..subprocess_pytest import run_pytest, run_records, run_scripted

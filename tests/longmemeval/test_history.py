@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.longmemeval import generate, history
 from benchmarks.longmemeval.scoring import names_answer
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 COUNT = o200k().count
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.longmemeval import chroma, longmemeval_s
-from fixtures.data import DataUnavailable
-from fixtures.scripted_server import ScriptedServer
+from fixtures.data.registry import DataUnavailable
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..subprocess_pytest import run_scripted
 from .helpers import JUDGE, chroma_csvs, chroma_rows, longmemeval_file, short_only, write_rows

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.longmemeval import chroma, longmemeval_s
-from fixtures.data import DataUnavailable
+from fixtures.data.registry import DataUnavailable
 
 from .helpers import chroma_csvs, chroma_rows, longmemeval_file, write_rows
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.mrcr import generate, grid, passages
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 # (needles, bin, samples): every test bin that holds the needles, the first real bins, and
 # one sample each of 128k and 1M (a 1M sample needs a million tokens of unique passages).

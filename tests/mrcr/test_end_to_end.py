@@ -9,7 +9,7 @@ import statistics
 import subprocess
 from pathlib import Path
 
-from fixtures.scripted_server import Fault, ScriptedServer
+from tests.doubles.scripted_server import Fault, ScriptedServer
 
 from ..data_dir import env_without
 from ..subprocess_pytest import run_pytest, run_records, run_scripted

@@ -18,7 +18,7 @@ from scipy import stats
 
 from benchmarks.mrcr import generate, grid, passages, topics
 from benchmarks.mrcr.generate import EXAMPLE_END, EXAMPLE_START, OPENING, ordinal
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 from .conftest import CASES, build
 

@@ -6,7 +6,7 @@ import pytest
 
 from benchmarks.mrcr import grid
 from benchmarks.mrcr.test_mrcr import rejected
-from fixtures.models import EndpointFatal
+from fixtures.providers.base import EndpointFatal
 
 from .test_original import options
 
@@ -111,7 +111,7 @@ def test_plan_sizes_generated_samples_unbuilt_and_builds_only_what_may_not_fit()
     import types
 
     from benchmarks.mrcr import generate, test_mrcr
-    from fixtures.tokenizer import o200k
+    from fixtures.tokens.tokenizer import o200k
 
     option = options(scale="full", model="m", mrcr_source="generated")
     settings = grid.settings(option)

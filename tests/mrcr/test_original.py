@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.mrcr import grid, original, stimulus
-from fixtures import data
+from fixtures.data import registry as data
 
 from .conftest import build
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.texts import haystack
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from benchmarks.texts import haystack
 from benchmarks.niah import grid, needles, stimulus
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 QUESTION = needles.load()[0]
 NEEDLE = QUESTION.needles[0]
@@ -148,7 +148,7 @@ SCRIPT = """
 import hashlib, json, sys
 from benchmarks.texts import haystack
 from benchmarks.niah import grid, needles, stimulus
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 q = needles.load()[0]; n = q.needles[0]
 out = {}
 for mode, length, depth, count, trial in json.loads(sys.argv[1]):

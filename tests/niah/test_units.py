@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.cache import cache_key
-from fixtures.scripted_server import ScriptedServer, ToyTokenizer
+from fixtures.engine.cache import cache_key
+from tests.doubles.scripted_server import ScriptedServer, ToyTokenizer
 from reporting.storage.records import stimulus_hash
 
 from ..subprocess_pytest import run_pytest

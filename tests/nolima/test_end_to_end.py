@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.scripted_server import ScriptedServer
-from fixtures.tokenizer import o200k
+from tests.doubles.scripted_server import ScriptedServer
+from fixtures.tokens.tokenizer import o200k
 
 from ..data_dir import own_data_dir
 from ..subprocess_pytest import child_env, run_records, run_scripted

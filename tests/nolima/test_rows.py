@@ -13,8 +13,8 @@ import re
 import pytest
 
 from benchmarks.nolima import needlesets
-from fixtures.data import DataUnavailable, read_checked
-from fixtures.scripted_server import ScriptedServer
+from fixtures.data.registry import DataUnavailable, read_checked
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..subprocess_pytest import run_scripted
 from .helpers import SETS, write_folder

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from benchmarks.nolima import grid, haystacks, needlesets, placement, stimulus
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 from .helpers import NAMES, TEMPLATE, book, write_folder
 

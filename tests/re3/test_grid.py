@@ -6,7 +6,7 @@ import pytest
 
 from benchmarks.re3 import grid, items
 from benchmarks.re3.patterns import CONFIGURATIONS
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 
 def test_phase1_is_the_fourteen_configurations_with_b1_on_gsm8k():

@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks.re3 import phases
 from benchmarks.re3.summary import summary_table
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.scripted_server import ScriptedServer
 from reporting.storage.store import ResultsStore, records_frame
 from tests.re3.test_summary import record
 

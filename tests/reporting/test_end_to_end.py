@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..subprocess_pytest import run_pytest, run_reporting
 from .browser import chromium_path, visit

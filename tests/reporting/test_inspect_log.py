@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.scripted_server import ScriptedServer
 from reporting.analysis.verdicts import verdicts
 from reporting.experiments import Experiment
 from reporting.render.inspect_log import METADATA_KEY, export_run, model_name

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.scripted_server import RESPONDERS, ScriptedServer
+from tests.doubles.scripted_server import RESPONDERS, ScriptedServer
 from reporting.storage.records import SampleRecord
 from reporting.storage.store import ResultsStore
 

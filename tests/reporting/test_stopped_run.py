@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..harness.test_faults import Watched, records_in
 from ..subprocess_pytest import pytest_command

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..subprocess_pytest import child_env, run_pytest
 from . import oracle

@@ -20,7 +20,7 @@ import pytest
 from benchmarks.ruler import fitting, grid
 from benchmarks.texts.fitting import SLACK
 from benchmarks.ruler.grid import RulerSample
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 MEASURED = json.loads((Path(__file__).parent / "ruler_fills.json").read_text())
 SYNTHETIC = [name for name, task in grid.TASKS.items() if not task.needs_data]

@@ -82,7 +82,7 @@ def test_the_embedded_model_gets_a_grid_sized_to_it_and_a_model_the_usual_one():
 
 def test_below_512_a_needle_haystack_may_be_the_needle_alone_then_grows_by_a_line():
     from benchmarks.ruler import fitting
-    from fixtures.tokenizer import o200k
+    from fixtures.tokens.tokenizer import o200k
 
     lines = {}
     for length in (216, 240, 288):

@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks.ruler import fitting, grid, qa, stimulus
 from benchmarks.ruler.grid import RulerSample
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 
 def paragraph(article: int, number: int) -> str:

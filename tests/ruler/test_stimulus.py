@@ -17,7 +17,7 @@ import pytest
 
 from benchmarks.ruler import fitting, grid, stimulus, words
 from benchmarks.ruler.grid import RulerSample
-from fixtures.tokenizer import o200k
+from fixtures.tokens.tokenizer import o200k
 
 LENGTHS = (4096, 8192)
 SYNTHETIC = [name for name, task in grid.TASKS.items() if not task.needs_data]
@@ -242,7 +242,7 @@ def test_a_sample_is_the_same_however_it_was_fitted():
 
 @pytest.mark.parametrize("task", SYNTHETIC)
 def test_prefix_groups_are_the_tasks_whose_haystack_is_one_text(task):
-    """A task's samples declare a prefix group (fixtures/prefix.py, --plan's cacheable) only
+    """A task's samples declare a prefix group (fixtures/engine/prefix.py, --plan's cacheable) only
     where their prompts do start alike, and the declared share is about where the first
     needle stands (12 samples at 4k)."""
     texts = [built(task, 4096, index).prompt.text for index in range(12)]

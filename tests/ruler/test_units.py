@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from benchmarks.ruler.grid import TASKS
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.scripted_server import ScriptedServer
 
 from ..subprocess_pytest import run_pytest
 from . import oracle

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from fixtures.recording import SampleRecorder
+from fixtures.engine.recording import SampleRecorder
 
 OWNER, CATEGORY, DATE = "Ines Moreau", "travel", "2025-06-01"
 TASK = (f"Find every record whose owner is {OWNER} and whose category is {CATEGORY}, dated on "

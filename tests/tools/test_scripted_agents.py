@@ -10,9 +10,9 @@ import sys
 import openai
 import pytest
 
-from fixtures.models import OpenAIChatModel
-from fixtures.scripted_agents import conversation_text
-from fixtures.scripted_server import ScriptedServer
+from fixtures.engine.models import OpenAIChatModel
+from tests.doubles.scripted_agents import conversation_text
+from tests.doubles.scripted_server import ScriptedServer
 
 from .helpers import (FORCE_SUBMIT, TOOLS, episode, gold, ledger, recorder, trajectory,
                       under)
@@ -112,10 +112,10 @@ async def test_in_a_live_loop_the_tail_agents_notes_carry_what_left_its_tail():
 
 
 def test_the_server_runs_as_a_process_with_an_agent_and_refuses_an_unknown_responder():
-    bad = subprocess.run([sys.executable, "-m", "fixtures.scripted_server", "--responder",
+    bad = subprocess.run([sys.executable, "-m", "tests.doubles.scripted_server", "--responder",
                           "agent-tail:x"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "agent-tail:N" in bad.stderr.strip().splitlines()[-1]
-    process = subprocess.Popen([sys.executable, "-m", "fixtures.scripted_server",
+    process = subprocess.Popen([sys.executable, "-m", "tests.doubles.scripted_server",
                                 "--responder", "agent", "--refuse", "tool_choice"],
                                stdout=subprocess.PIPE, text=True)
     try:

@@ -10,11 +10,12 @@ import dataclasses
 import openai
 import pytest
 
-from fixtures.cache import ResponseCache
-from fixtures.generation import refused_tool_parameter
-from fixtures.models import Completion, EndpointError, OpenAIChatModel
-from fixtures.scripted_server import ScriptedServer
-from fixtures.toolcalls import BrokenToolHistory, tool_history_problem
+from fixtures.engine.cache import ResponseCache
+from fixtures.providers.generation import refused_tool_parameter
+from fixtures.engine.models import OpenAIChatModel
+from fixtures.providers.base import Completion, EndpointError
+from tests.doubles.scripted_server import ScriptedServer
+from fixtures.engine.toolcalls import BrokenToolHistory, tool_history_problem
 
 from .helpers import (FORCE_SUBMIT, TOOLS, episode, gold, ledger, recorder, tool_result,
                       trajectory)

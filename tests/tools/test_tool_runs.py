@@ -9,13 +9,13 @@ import pathlib
 
 import pytest
 
-from fixtures.scripted_server import ScriptedServer
+from tests.doubles.scripted_server import ScriptedServer
 from tests.harness.test_faults import TRACEBACK
 from tests.harness.test_plugin import CONFTEST, run, stored
 
 TOOL_TEST = '''
 import dataclasses
-from fixtures.parametrize import SampleParams, parametrize_samples
+from fixtures.pytest_face.parametrize import SampleParams, parametrize_samples
 from tests.tools.helpers import FORCE_SUBMIT, TOOLS, episode, gold, ledger, trajectory
 
 @dataclasses.dataclass(frozen=True)
