@@ -76,6 +76,12 @@ class Experiment:
     # model. Shown beside the experiment's row in the overview and the terminal when the run
     # was on the embedded model, so that a newcomer's zero does not read as a fault.
     on_embedded: str | None = None
+    # How the field aggregates this experiment's curve (OpenAI's per-bin means, Google's
+    # cumulative average and pointwise value, ...): a tuple of ``Aggregation``, or
+    # "module:NAME", imported only when a run's findings are written. Each is computed from
+    # the run's records beside the per-length curve (reporting/analysis/aggregations.py),
+    # with the published rows of its own kind. Never read by the gate.
+    aggregations: tuple["Aggregation", ...] | str = ()
 
     def __post_init__(self) -> None:
         if self.metric_kind not in ("rate", "mean"):
@@ -89,6 +95,9 @@ class Experiment:
 
     def published_tables(self) -> tuple["PublishedTable", ...]:
         return tuple(_resolve(self.published) or ())
+
+    def declared_aggregations(self) -> tuple["Aggregation", ...]:
+        return tuple(_resolve(self.aggregations) or ())
 
 
 # What a table's lengths count, when a run's records must count the same (``token_unit``).
@@ -128,6 +137,54 @@ class PublishedTable:
 
     def measurer(self) -> Callable[["pd.DataFrame"], dict]:
         return _resolve(self.measure)
+
+
+AGGREGATION_KINDS = ("per_bin", "cumulative", "pointwise")
+
+
+@dataclasses.dataclass(frozen=True)
+class PublishedAggregate:
+    """One published number of an aggregation's kind, with what it was measured under."""
+
+    model: str
+    values: dict  # label (e.g. "512K-1M", "128K") -> value as published (%)
+    source: str  # the card or page, as precisely as known
+    version: str  # the card's version or date
+    settings: str  # effort, thinking, as the card states them ("not stated": not stated)
+
+
+@dataclasses.dataclass(frozen=True)
+class Aggregation:
+    """A lab's way of turning the curve by length into its published numbers.
+
+    ``kind``: "per_bin" (the mean at each length in ``lengths``), "cumulative" (the mean of
+    the per-length means over every length in ``lengths``, each weighing equally: a
+    "cumulative average up to" the largest) or "pointwise" (the mean at the one length in
+    ``lengths``). Computed per value of the ``series`` columns (MRCR: source and needles).
+    ``published`` rows are compared with it only where ``protocol`` holds for the run's
+    records (reporting/analysis/published.py's rule); ``protocol`` None: no run here is
+    measured as they were, and ``not_comparable`` says why.
+    """
+
+    name: str  # named after its source: "OpenAI per-bin"
+    source: str  # where the aggregation is defined
+    kind: str
+    lengths: tuple[int, ...]  # values of the experiment's length column
+    labels: tuple[str, ...] = ()  # the published label of each length ("4K-8K"); default str
+    series: tuple[str, ...] = ()
+    published: tuple[PublishedAggregate, ...] = ()
+    protocol: Protocol | None = None
+    not_comparable: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in AGGREGATION_KINDS:
+            raise ValueError(f"Aggregation kind must be one of {AGGREGATION_KINDS}, not "
+                             f"{self.kind!r}")
+        if self.kind == "pointwise" and len(self.lengths) != 1:
+            raise ValueError("a pointwise aggregation reads exactly one length")
+
+    def label(self, length) -> str:
+        return dict(zip(self.lengths, self.labels)).get(length, str(length))
 
 
 def length_unit(experiment: Experiment, frame: "pd.DataFrame") -> str:

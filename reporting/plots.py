@@ -234,3 +234,18 @@ def reasoning_curve(frame, experiment, out_dir: Path) -> Path | None:
         ax.set_xlabel(length.split(".")[-1])
     fig.suptitle(f"{experiment.name}: thinking by length")
     return save_figure(fig, out_dir, f"{experiment.name}-reasoning-tokens.png")
+
+
+def per_value(frame, column: str, draw) -> list[Path]:
+    """``draw(records of one value, value)`` for each value of ``column`` in sorted order (a
+    figure per source, say); [] where the records lack the column."""
+    if frame.empty or column not in frame:
+        return []
+    return [draw(frame[frame[column] == value], value) for value in sorted(frame[column].unique())]
+
+
+def scored_rows(frame, metric: str):
+    """The ``ok`` records with a value of ``metric`` (none where no record has it)."""
+    if metric not in frame:
+        return frame.iloc[0:0]
+    return frame[(frame["outcome"] == "ok") & frame[metric].notna()]

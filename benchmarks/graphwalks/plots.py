@@ -16,16 +16,13 @@ SOURCE_NAMES = {"generated": "graphs built offline", "original": "openai/graphwa
 
 
 def render(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
-    if frame.empty or "params.source" not in frame:
-        return []
-    return [_curves(frame[frame["params.source"] == source], source, out_dir)
-            for source in sorted(frame["params.source"].unique())]
+    return plots.per_value(frame, "params.source",
+                           lambda part, source: _curves(part, source, out_dir))
 
 
 def _curves(frame: pd.DataFrame, source: str, out_dir: Path) -> Path:
     fig, (f1_axis, failures) = plots.panel_grid(2, columns=2, size=(5.6, 4.0))
-    scored = frame[(frame["outcome"] == "ok") & frame["scores.f1"].notna()] \
-        if "scores.f1" in frame else frame.iloc[0:0]
+    scored = plots.scored_rows(frame, "scores.f1")
     lengths = sorted(int(n) for n in frame["params.length"].unique())
     for kind in sorted(frame["params.problem_type"].unique()):
         mine = scored[scored["params.problem_type"] == kind]

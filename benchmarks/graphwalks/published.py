@@ -15,7 +15,8 @@ from reporting.experiments import Protocol, PublishedTable
 
 SOURCE = ("OpenAI's GPT-4.1 launch post (appendix, long-context table), the GPT-5 post as "
           "quoted in lm-evaluation-harness #3377 (gpt-5-nano), the Claude Opus 4.6 system card "
-          "(GraphWalks section, 1M)")
+          "(GraphWalks section, 1M); Claude Mythos 5's card as quoted in contextrot issue 51 "
+          "(2026; the card itself not located here)")
 COLUMNS = ("bfs <128k", "bfs >128k", "parents <128k", "parents >128k")
 SPLITS = {"bfs <128k": ("bfs", "<128k"), "bfs >128k": ("bfs", ">128k"),
           "parents <128k": ("parents", "<128k"), "parents >128k": ("parents", ">128k")}
@@ -34,6 +35,9 @@ ROWS = {
     # effort): BFS 41.2 / 38.7, parents 71.1 / 72.0; one row per setting, never mixed
     "Claude Opus 4.6 (64k thinking)": (None, "41.2 (1M)", None, "71.1 (1M)"),
     "Claude Opus 4.6 (max effort)": (None, "38.7 (1M)", None, "72.0 (1M)"),
+    # 2026: Anthropic's preferred long-context signal; effort and thinking not stated in the
+    # quote
+    "Claude Mythos 5 (settings not stated)": (None, "79.4 (1M)", None, "97.5 (1M)"),
 }
 
 TABLE = PublishedTable(
@@ -52,7 +56,9 @@ TABLE = PublishedTable(
     note="Claude Opus 4.6's numbers are on the 1M rows, one row per effort setting of its card, "
          "with Anthropic's corrected grader "
          "(an empty gold answered [] scores 1, 24 parents labels fixed) and the revised BFS "
-         "wording; lm-eval #3377 measured gpt-5-nano at 50.5 ± 1.6 overall (≤128k).",
+         "wording; lm-eval #3377 measured gpt-5-nano at 50.5 ± 1.6 overall (≤128k). Anthropic "
+         "notes that Opus 4.6's 1M row \"is not reproducible via the public API\" (as issue "
+         "51 quotes it).",
 )
 TABLES = (TABLE,)
 

@@ -33,6 +33,8 @@ EXPERIMENT = Experiment(
     # without the string scores 0.
     chance=0.02,
     published=f"{__name__}.published:TABLES",  # reference rows, never gated
+    # OpenAI's per-bin, Google's 128K cumulative and 1M pointwise, each with its own rows
+    aggregations=f"{__name__}.published:AGGREGATIONS",
     on_embedded=("the machinery: long chats of repeated requests; a 135M model "
                  "reproducing none (a zero) is expected"),
 )

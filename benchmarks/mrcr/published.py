@@ -12,7 +12,7 @@ never reads them.
 
 from __future__ import annotations
 
-from reporting.experiments import Protocol, PublishedTable
+from reporting.experiments import Aggregation, Protocol, PublishedAggregate, PublishedTable
 
 from .grid import BINS
 from .scoring import ARENA_BINS
@@ -68,3 +68,56 @@ def measure(frame) -> dict:
         if value is not None:
             row[column] = f"{100 * value:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
     return row
+
+
+# -- the field's aggregations (reporting/analysis/aggregations.py), each with its own rows ---
+# The 2026 cards' numbers below are those issue 51 quotes (OpenAI's and Google's cards for
+# GPT-5.5, GPT-6 Astra, Gemini 3.7 and 3.6 Flash); the cards themselves were not found by
+# this project's search, so their versions and settings are given as "not stated".
+QUOTED = "as quoted in contextrot issue 51 (the card itself not located here)"
+NOT_STATED = "not stated in the quote"
+BIN_LABELS = tuple(f"{b.low >> 10}K-{'1M' if b.high == 1 << 20 else f'{b.high >> 10}K'}"
+                   for b in BINS)
+SERIES = ("params.source", "params.needles")
+GOOGLE_DATA = ("Google's MRCR v2 rows are DeepMind's own MRCR v2 (eval_hub, 2026: keys of "
+               "format, topic and style, 12-character strings, its own metric), which "
+               "contextrot does not run (spec mrcr.md section 5)")
+AGGREGATIONS = (
+    Aggregation(
+        name="OpenAI per-bin", kind="per_bin",
+        source="OpenAI's model cards: MRCR v2 8-needle, the mean ratio per bin (4K-8K ... "
+               "512K-1M)",
+        lengths=tuple(b.high for b in BINS), labels=BIN_LABELS, series=SERIES,
+        published=(
+            PublishedAggregate("GPT-5.5", {"4K-8K": 98.1, "512K-1M": 74.0},
+                               f"OpenAI's GPT-5.5 card, {QUOTED}", "2026", NOT_STATED),
+            PublishedAggregate("GPT-6 Astra", {"512K-1M": 96.3},
+                               f"OpenAI's GPT-6 Astra card, {QUOTED}", "2026", NOT_STATED)),
+        protocol=Protocol(grid={"params.source": ("openai",), "params.needles": (8,),
+                                "params.bin_high": (8192, 1 << 20)},
+                          token_unit=None,
+                          described="openai/mrcr's rows, 8 needles, the 4K-8K and 512K-1M "
+                                    "bins")),
+    Aggregation(
+        name="Google 128K cumulative", kind="cumulative",
+        source="Google's model cards (MRCR v2 8-needle, \"128K (cumulative average)\"): the "
+               "mean of the bins' means up to 128K, each bin weighing equally (Michelangelo's "
+               "cumulative average score)",
+        lengths=tuple(b.high for b in BINS if b.high <= 128 << 10), labels=BIN_LABELS[:5],
+        series=SERIES,
+        published=(PublishedAggregate("Gemini 3.7 Flash", {"128K": 97.0},
+                                      f"Google's Gemini 3.7 Flash card, {QUOTED}", "2026",
+                                      NOT_STATED),),
+        not_comparable=GOOGLE_DATA),
+    Aggregation(
+        name="Google 1M pointwise", kind="pointwise",
+        source="Google's model cards (MRCR v2 8-needle, \"1M (pointwise)\"): the mean at 1M "
+               "alone (here the 512K-1M bin)",
+        lengths=(1 << 20,), labels=("1M",), series=SERIES,
+        published=(PublishedAggregate("Gemini 3.6 Flash", {"1M": 54.0},
+                                      f"Google's Gemini 3.6 Flash card, {QUOTED}", "2026",
+                                      NOT_STATED),),
+        not_comparable=GOOGLE_DATA),
+)
+# DeepSeek's "MMR" (its Opus 4.6 92.9 against Anthropic's own 76-78, as issue 51 quotes it)
+# is left out: its definition was not found, so no run's records can be aggregated its way.

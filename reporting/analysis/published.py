@@ -17,7 +17,7 @@ import itertools
 import pandas as pd
 
 from reporting.analysis.curve_tables import scored, short
-from reporting.experiments import MODELS_OWN, O200K, Experiment, PublishedTable
+from reporting.experiments import MODELS_OWN, O200K, Experiment, Protocol, PublishedTable
 
 PUBLISHED_MARK = "published, not measured here"
 SHOWN_MISSING = 4  # values named in a reason before "and N more"
@@ -69,7 +69,12 @@ def protocol_records(frame: pd.DataFrame, experiment: Experiment,
 def protocol_problems(frame: pd.DataFrame, experiment: Experiment,
                       table: PublishedTable) -> list[str]:
     """Why the run's records are not measured under the table's protocol (empty: they are)."""
-    protocol = table.protocol
+    return problems_under(frame, experiment, table.protocol)
+
+
+def problems_under(frame: pd.DataFrame, experiment: Experiment,
+                   protocol: Protocol) -> list[str]:
+    """Why the run's records are not measured under ``protocol`` (empty: they are)."""
     good = scored(frame, experiment)
     if good.empty:
         return ["no scored sample"]

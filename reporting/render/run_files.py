@@ -21,8 +21,10 @@ from typing import Callable, Sequence
 import pandas as pd
 
 from reporting.gating.compare import run_identity
+from reporting.analysis.aggregations import aggregation_findings
 from reporting.analysis.blocks import block_findings
 from reporting.analysis.budgets import budget_findings
+from reporting.analysis.cliffs import cliff_findings
 from reporting.analysis.curve_tables import write_cells
 from reporting.experiments import Experiment
 from reporting.gating.gate import compact_samples
@@ -60,13 +62,16 @@ def findings_of(frame: pd.DataFrame, experiments: dict[str, Experiment]) -> dict
             continue
         finder = experiments[name].finder()
         result = dict(finder(part) or {}) if finder is not None else {}
-        # budgets that ran out, every experiment's: in the terminal, summary.json and report
-        # and the provider's blocks, with the rate without and with them
-        for key, shared in (("blocks", block_findings(part, experiments[name])),
-                            ("budget", budget_findings(part, experiments[name]))):
-            if shared:
-                result[key] = {k: v for k, v in shared.items() if k != "lines"}
-                result["lines"] = [*result.get("lines", ()), *shared["lines"]]
+        # the provider's blocks (the rate without and with them), budgets that ran out,
+        # cliffs of the curve, the field's aggregates: every experiment's (each {} when it
+        # has nothing to say)
+        for key, extra in (("blocks", block_findings(part, experiments[name])),
+                           ("budget", budget_findings(part, experiments[name])),
+                           ("cliffs", cliff_findings(part, experiments[name])),
+                           ("aggregations", aggregation_findings(part, experiments[name]))):
+            if extra:
+                result[key] = {k: v for k, v in extra.items() if k != "lines"}
+                result["lines"] = [*result.get("lines", ()), *extra["lines"]]
         if result:
             found[name] = result
     return found

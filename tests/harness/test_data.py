@@ -17,8 +17,8 @@ needs_data = pytest.mark.skipif(not os.environ.get(data.DATA_DIR_VARIABLE),
 
 
 def test_every_entry_names_its_source_and_license():
-    # + openai/mrcr's six, NoLiMa's 11, LongMemEval's two, GraphWalks' two
-    assert len(data.REGISTRY) == 15 + 114 + 6 + 11 + 2 + 2
+    # + openai/mrcr's six, NoLiMa's 11, LongMemEval's two, GraphWalks' two, AA-LCR's two
+    assert len(data.REGISTRY) == 15 + 114 + 6 + 11 + 2 + 2 + 2
     for entry in data.REGISTRY.values():
         # NoLiMa's files are fetched by the user and have no published hash; nor has Chroma's
         # LongMemEval parquet nor openai/graphwalks' (optional, read unverified)
@@ -42,7 +42,8 @@ def test_every_registered_file_is_present_and_verified():
         "openai_graphwalks/graphwalks_128k_and_shorter.parquet",
         "openai_graphwalks/graphwalks_256k_to_1mil.parquet",
         *(n for n, e in data.REGISTRY.items() if e.user_fetched)}
-    assert {n.split("/")[0] for n, e in data.REGISTRY.items() if e.user_fetched} == {"nolima"}
+    assert {n.split("/")[0] for n, e in data.REGISTRY.items() if e.user_fetched} == {
+        "nolima", "aa_lcr"}
 
 
 def test_a_user_fetched_file_is_never_downloaded_and_names_its_source_and_licence(
