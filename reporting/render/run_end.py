@@ -120,6 +120,10 @@ def end_run(end: RunEnd) -> Ended:
 
         lines.append(("prompt tokens served by the endpoint's prefix cache: " + cached_share(
             int(frame["prompt_tokens"].fillna(0).sum()), cached_total(frame)), None))
+    from reporting.analysis.summary import cost_line
+
+    if (cost := cost_line(frame, info.get("prices"))) is not None:
+        lines.append((cost, None))
     for name, paths in files.plots.items():
         lines.append((f"plots of {name}: {len(paths)} in {run_dir / 'plots' / name}", None))
     lines += missing_lines(end)

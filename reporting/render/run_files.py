@@ -30,7 +30,7 @@ from reporting.experiments import Experiment
 from reporting.gating.gate import compact_samples
 from reporting.render.report import build_report, render_plots, samples_asked
 from reporting.storage.store import ResultsStore, experiment_frames, records_frame
-from reporting.analysis.summary import cached_total, summarize
+from reporting.analysis.summary import cached_total, cost_total, summarize
 from reporting.analysis.verdict_settings import VerdictSettings, from_run_options
 from reporting.analysis.verdicts import Verdict, verdicts
 
@@ -103,6 +103,10 @@ def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
         # the endpoint's prefix cache: prompt tokens it served (None: it does not say)
         "prompt_tokens": _total(frame, "prompt_tokens"),
         "cached_tokens": cached_total(frame) if not frame.empty else None,
+        # USD at list prices (fixtures/engine/prices.py): the records' usage, and what this run sent
+        "cost_usd": cost_total(frame) if not frame.empty else None,
+        "spent_usd": cost_total(frame, "spent_usd") if not frame.empty else None,
+        "prices": info.get("prices"),
         "verdict_rules": settings.to_dict(),
         "verdicts": {name: v.to_dict() for name, v in found.items()},
         "findings": notes,
