@@ -19,10 +19,13 @@ written by its ``write_eval_log``, never by hand, from the run's records alone. 
   ``details["transcript"]``) one model event per request and one tool event per tool result,
   its messages the last request's and its reply;
 - an error is the sample's error, an overflow the stop reason ``model_length`` (inspect's own
-  mark of a context window exceeded), a skip a ``custom`` limit (the reason in metadata); a
-  refusal is scored, its outcome in metadata;
+  mark of a context window exceeded), a provider's block the stop reason ``content_filter``
+  (unscored; what blocked it in metadata), a skip a ``custom`` limit (the reason in
+  metadata); a refusal is scored, its outcome in metadata;
 - results: per score its mean, 95% interval and sample count; the headline's means along the
-  length axis (else its most varied grid column) and the verdict's numbers.
+  length axis (else its most varied grid column), beside them the headline with each block
+  scored 0 where the provider blocked samples, and the verdict's numbers; each outcome's
+  count (``blocked`` among them) in the results' metadata.
 """
 
 from __future__ import annotations
@@ -291,8 +294,9 @@ def _output(record: SampleRecord, model: str):
         return ModelOutput(model=model, usage=_usage(record))
     parts = ([ContentReasoning(reasoning=record.thinking)] if record.thinking is not None
              else []) + ([ContentText(text=record.output)] if record.output is not None else [])
-    stop = "model_length" if record.outcome == "overflow" \
-        else _STOP_REASONS.get(record.finish_reason or "", "unknown")
+    stop = "model_length" if record.outcome == "overflow" else "content_filter" \
+        if record.outcome == "blocked" else _STOP_REASONS.get(record.finish_reason or "",
+                                                              "unknown")
     return ModelOutput(model=model, completion=record.output or "", usage=_usage(record),
                        choices=[ChatCompletionChoice(
                            message=ChatMessageAssistant(id=f"{record.sample_id}/answer",
@@ -446,6 +450,7 @@ def _score(records: list[SampleRecord], name: str, headline: Experiment | None,
     """One score's EvalScore over the ``ok`` samples (None: not a number)."""
     from inspect_ai.log import EvalMetric, EvalScore
 
+    from reporting.analysis.blocks import with_blocks
     from reporting.analysis.curve_tables import curve, curve_axes, short
     from reporting.analysis.stats import is_binary, mean_interval
 
@@ -461,6 +466,12 @@ def _score(records: list[SampleRecord], name: str, headline: Experiment | None,
     metrics = _metrics(EvalMetric, {"mean": mean, "ci_low": low, "ci_high": high}, n,
                        f"95% {interval} interval")
     if headline is not None:
+        blocks = sum(r.outcome == "blocked" for r in records)
+        if (beside := with_blocks(numbers, blocks, headline)) is not None:
+            metrics.update(_metrics(EvalMetric, {
+                "mean_with_blocked": beside["mean"], "ci_low_with_blocked": beside["ci_low"],
+                "ci_high_with_blocked": beside["ci_high"]}, beside["n"],
+                f"{blocks} samples the provider blocked, each scored 0"))
         x, _ = curve_axes(frame, headline)
         for point in curve(frame, headline, x) if x else ():
             metrics.update(_metrics(EvalMetric, {f"{short(x)}={point.value}": point.mean},

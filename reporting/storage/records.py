@@ -14,7 +14,11 @@ import json
 import math
 from typing import Any
 
-OUTCOMES = ("ok", "skipped", "overflow", "refused", "error")
+# "blocked": the provider answered with a block instead of an answer (a refusal, a safety or
+# recitation filter, a blocked prompt, a malformed function call: the record's ``reason``
+# names it, ``details["block"]`` is its code); neither a wrong answer nor an error, never
+# scored, counted beside the rate
+OUTCOMES = ("ok", "skipped", "overflow", "blocked", "refused", "error")
 REPORT_ATTRIBUTE = "contextrot_record"  # the teardown report's attribute carrying the JSON
 SCHEMA_VERSION = 1
 
