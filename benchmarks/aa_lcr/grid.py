@@ -29,7 +29,8 @@ from benchmarks.texts import fitting
 from benchmarks.texts.fitting import length_id
 from fixtures.pytest_face.parametrize import SampleParams
 
-from . import dataset, miniature
+import benchmarks.aa_lcr.dataset as dataset
+import benchmarks.aa_lcr.miniature as miniature
 
 K, M = fitting.K, fitting.M
 FULL_LENGTHS = (128 * K, 256 * K, 512 * K, M)

@@ -19,7 +19,7 @@ import random
 import zipfile
 from pathlib import Path
 
-from . import dataset
+import benchmarks.aa_lcr.dataset as dataset
 
 SETS = (  # (category, set id, company, sector)
     ("Company_Documents", "Set_Northwind", "Northwind Freight", "freight"),

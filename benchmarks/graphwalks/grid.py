@@ -17,7 +17,7 @@ from benchmarks.texts import fitting
 from benchmarks.texts.fitting import length_id
 from fixtures.pytest_face.parametrize import SampleParams
 
-from . import original
+import benchmarks.graphwalks.original as original
 from .graphs import PROBLEM_TYPES
 
 K, M = fitting.K, fitting.M

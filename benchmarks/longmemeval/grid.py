@@ -24,7 +24,9 @@ import re
 
 from fixtures.pytest_face.parametrize import SampleParams, tokens_id
 
-from . import chroma, generate, longmemeval_s
+import benchmarks.longmemeval.chroma as chroma
+import benchmarks.longmemeval.generate as generate
+import benchmarks.longmemeval.longmemeval_s as longmemeval_s
 
 SOURCES = ("generated", "chroma", "longmemeval")
 SOURCE_IDS = {"generated": "gen", "chroma": "chr", "longmemeval": "lme"}

@@ -20,7 +20,7 @@ import importlib.util
 from fixtures.embedded.model import CONTEXT_LENGTH as EMBEDDED_CONTEXT
 from fixtures.pytest_face.parametrize import SampleParams
 
-from . import original
+import benchmarks.mrcr.original as original
 
 NEEDLES = (2, 4, 8)
 SOURCES = ("generated", "openai")
