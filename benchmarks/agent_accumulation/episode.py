@@ -13,6 +13,8 @@ result and the loop goes on (counted, ``call_errors``). It ends with one of ``EN
 - ``step_cap``: the cap on requests reached without a submit (scored 0);
 - ``overflow``: the endpoint said the prompt does not fit (not scored: the record's outcome is
   ``overflow``, counted apart in the headline, the verdict and the paired findings alike);
+- ``blocked``: the provider blocked a step (a refusal, a safety filter: the record's outcome
+  is ``blocked``, counted apart, never scored);
 - a reply the next request could not carry, so the loop cannot go on (scored 0, never a
   harness error): ``duplicate_call_ids`` (two calls of the reply, or a call and an earlier
   one, share an id), ``missing_call_id`` (a call without an id), ``object_arguments``
@@ -35,12 +37,18 @@ from .grid import Condition
 from .ledger import Ledger
 
 SUBMITTED, NO_CALL, STEP_CAP, OVERFLOW = "submitted", "no_call", "step_cap", "overflow"
+BLOCKED = "blocked"  # the provider blocked a step (the record's outcome says so too)
 DUPLICATE_IDS, MISSING_ID, OBJECT_ARGUMENTS = (
     "duplicate_call_ids", "missing_call_id", "object_arguments")
 UNCARRIED = (DUPLICATE_IDS, MISSING_ID, OBJECT_ARGUMENTS)
-ENDS = (SUBMITTED, NO_CALL, STEP_CAP, OVERFLOW, *UNCARRIED)
+ENDS = (SUBMITTED, NO_CALL, STEP_CAP, OVERFLOW, BLOCKED, *UNCARRIED)
 
 Ask = Callable[[list[dict], Any], Awaitable[Any]]
+
+
+def unanswered(completion) -> str:
+    """The end of an episode whose step got no answer: the provider's block, or overflow."""
+    return BLOCKED if completion.outcome == "blocked" else OVERFLOW
 Count = Callable[[list[dict]], Awaitable[int]]
 
 
@@ -122,7 +130,7 @@ async def trajectory(ledger: Ledger, ask: Ask, count: Count) -> Episode:
     episode.noted(completion, sent, await count(sent))
     episode.history = sent
     if not completion.ok:
-        episode.end = OVERFLOW
+        episode.end = unanswered(completion)
         return episode
     _read_calls(episode, ledger, completion.tool_calls)
     if not episode.end:
@@ -142,7 +150,7 @@ async def live(ledger: Ledger, ask: Ask, count: Count,
                 len(history) > stimulus.task_end(history) + 1:
             summary = await ask(stimulus.summary_request(history), "none")
             if not summary.ok:
-                episode.end = OVERFLOW
+                episode.end = unanswered(summary)
                 break
             episode.summaries.append(summary.text)
             # its reply as it came; one that called a tool anyway: its text alone (a call
@@ -155,7 +163,7 @@ async def live(ledger: Ledger, ask: Ask, count: Count,
         episode.steps += 1
         episode.noted(completion, sent, await count(sent))
         if not completion.ok:
-            episode.end = OVERFLOW
+            episode.end = unanswered(completion)
             break
         calls = completion.tool_calls
         if not calls:

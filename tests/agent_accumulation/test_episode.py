@@ -73,6 +73,7 @@ def scripted(*replies):
     ([Reply({"role": "assistant", "content": "I am done."}, finish_reason="stop")],
      episode.NO_CALL),
     ([tool_reply(1, "list_pages", {}), Reply(None, outcome="overflow")], episode.OVERFLOW),
+    ([tool_reply(1, "list_pages", {}), Reply(None, outcome="blocked")], episode.BLOCKED),
     ([tool_reply(n, "read_page", {"page": 99}) for n in range(3)], episode.STEP_CAP),
     ([tool_reply(n, "read_page", "{page: 1") for n in range(3)], episode.STEP_CAP),
 ])
