@@ -14,7 +14,9 @@ import json
 import math
 from typing import Any
 
-OUTCOMES = ("ok", "skipped", "overflow", "refused", "error")
+# not_needed: --settle found the sample's length settled without it (never a failure)
+NOT_NEEDED = "not_needed"
+OUTCOMES = ("ok", "skipped", "overflow", "refused", "error", NOT_NEEDED)
 REPORT_ATTRIBUTE = "contextrot_record"  # the teardown report's attribute carrying the JSON
 SCHEMA_VERSION = 1
 
