@@ -22,17 +22,18 @@ def test_a_sharp_fall_is_settled_by_the_first_pass():
 
 
 def test_a_length_near_the_threshold_is_the_one_still_sampled():
-    # base 1.0, bar 0.85: 0.83 at 4,000 straddles it; 1.0 above it and 0.0 below it do not
-    decision = decided(dict(zip(LENGTHS, (1.0, 1.0, 0.83, 0.5, 0.0, 0.0))), size=6)
-    assert not decision.settled
-    assert 4000 in decision.uncertain and 32000 not in decision.uncertain
-    assert decision.needs(4000) and not decision.needs(32000)
+    # base 1.0, bar 0.85: 40 samples a length; the Wilson intervals of 0.88 and 0.85 hold the
+    # bar, those of 1.0 and 0.0 do not (at 12 samples, 12 of 12 still would: [0.76, 1])
+    decision = decided(dict(zip(LENGTHS, (1.0, 1.0, 0.88, 0.85, 0.0, 0.0))), size=40)
+    assert not decision.settled and decision.uncertain == (4000, 8000)
+    assert decision.needs(4000) and not decision.needs(32000) and not decision.needs(1000)
+    assert "settled" in decision.reason(32000)
 
 
 def test_no_records_or_no_verdict_keeps_every_length():
     assert decide(records_frame([]), RATE, LENGTHS).uncertain == LENGTHS
-    zero = decided(dict.fromkeys(LENGTHS, 0.0))  # a base of 0: no effective length stated
-    assert not zero.settled and zero.uncertain == LENGTHS
+    thin = decided(dict.fromkeys(LENGTHS, 1.0), size=3)  # under --verdict-min-samples: none
+    assert not thin.settled and thin.uncertain == LENGTHS
 
 
 def test_an_interval_is_counted_in_steps_of_the_grid():
