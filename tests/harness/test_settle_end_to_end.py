@@ -1,5 +1,5 @@
 """--settle end to end: repeated words (seven pairs, 21 samples a length) against the scripted
-server's ``fading:400`` model, whose copies fail more often the longer the sequence (a known,
+server's ``fading:200`` model, whose copies fail more often the longer the sequence (a known,
 seeded, falling curve), at -n 2; then the same command again, which resumes from the response
 cache and reaches the same decisions."""
 
@@ -13,7 +13,7 @@ from tests.doubles.scripted_server import ScriptedServer
 
 from ..subprocess_pytest import run_records, run_scripted
 
-FADING = "fading:400"
+FADING = "fading:200"
 GRID = ("--word-pair", "report", "-p", "xdist", "-n", "2")
 
 
