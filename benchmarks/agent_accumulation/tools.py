@@ -1,10 +1,12 @@
 """The four tools (spec section 2): their schemas, offered on every request, and their
 results, pure functions of the ledger and the arguments (JSON text).
 
-A call is read as it came: its arguments must be a JSON object (else the call is malformed),
-its name one of the four (else malformed); ``read_page`` with a page that is not one of the
-ledger's answers ``{"error": ...}`` and the episode goes on, as a real tool would.
-``submit`` ends the episode; wrong types in it make it malformed.
+Every call the model makes is answered, as a real tool loop answers it (LOCA-bench and
+inspect_ai return the error and go on): a tool that does not exist, arguments that are not a
+JSON object, or a page that is not one of the ledger's get an ``{"error": ...}`` result and
+the episode goes on; the slip is counted (``Result.error``). ``submit`` ends the episode once
+called; arguments of the wrong types make it an ill-formed submission (``Result.submission``
+None), scored 0, but submitted all the same.
 """
 
 from __future__ import annotations
@@ -46,10 +48,12 @@ NAMES = tuple(tool["function"]["name"] for tool in TOOLS)
 FORCE_SUBMIT = {"type": "function", "function": {"name": "submit"}}
 TOOLS_TEXT = dumps(list(TOOLS))  # what a prompt's count adds for the schemas
 
-# Why a call is malformed (the episode ends there, scored 0)
-BAD_ARGUMENTS = "bad_arguments"  # not a JSON object
-UNKNOWN_TOOL = "unknown_tool"
+# The slips a call can make, counted per episode (details.call_errors)
+BAD_ARGUMENTS = "bad_arguments"  # not a JSON object: an error result, the loop goes on
+UNKNOWN_TOOL = "unknown_tool"  # a name not offered: an error result, the loop goes on
+BAD_PAGE = "bad_page"  # read_page of a page the ledger does not have: an error result
 BAD_SUBMIT = "bad_submit"  # submit's ids not a list of strings, or total_cents not an integer
+ERRORS = (BAD_ARGUMENTS, UNKNOWN_TOOL, BAD_PAGE, BAD_SUBMIT)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,17 +64,21 @@ class Submission:
 
 @dataclasses.dataclass(frozen=True)
 class Result:
-    """What one call did: its result's text (None for submit and a malformed call)."""
+    """What one call did: its result's text (None for submit), the submission (None for an
+    ill-formed one) and the slip it made, if any (one of ERRORS)."""
     name: str
     content: str | None = None
+    submitted: bool = False  # submit was called: the episode ends
     submission: Submission | None = None
-    malformed: str | None = None  # BAD_ARGUMENTS, UNKNOWN_TOOL or BAD_SUBMIT
+    error: str | None = None
 
 
 def arguments(call: dict) -> dict | None:
-    """A call's arguments as a dict, or None where they are not a JSON object."""
+    """A call's arguments as a dict, or None where they are not a JSON object (an object
+    sent as it is, never JSON text, is read too: the trajectory's one reply carries nothing
+    on; the live loop ends before it, episode.OBJECT_ARGUMENTS)."""
     text = (call.get("function") or {}).get("arguments")
-    if isinstance(text, dict):  # an adapter that already parsed them
+    if isinstance(text, dict):
         return text
     try:
         found = json.loads(text or "{}")
@@ -83,15 +91,21 @@ def run(ledger: Ledger, call: dict) -> Result:
     """One tool call (OpenAI's shape) against the ledger."""
     name = (call.get("function") or {}).get("name")
     if name not in NAMES:
-        return Result(str(name), malformed=UNKNOWN_TOOL)
+        return Result(str(name), error=UNKNOWN_TOOL, content=dumps(
+            {"error": f"no tool {name!r}: the tools are {', '.join(NAMES)}"}))
     args = arguments(call)
     if args is None:
-        return Result(name, malformed=BAD_ARGUMENTS)
+        return Result(name, error=BAD_ARGUMENTS, content=dumps(
+            {"error": f"the arguments of {name} are not a JSON object; call it again with "
+                      "JSON arguments"}))
     if name == "submit":
         submission = read_submission(args)
-        return Result(name, submission=submission,
-                      malformed=None if submission is not None else BAD_SUBMIT)
-    return Result(name, content=result(ledger, name, args))
+        return Result(name, submitted=True, submission=submission,
+                      error=None if submission is not None else BAD_SUBMIT)
+    content = result(ledger, name, args)
+    return Result(name, content=content,
+                  error=BAD_PAGE if name == "read_page" and content.startswith('{"error"')
+                  else None)
 
 
 def result(ledger: Ledger, name: str, args: dict) -> str:

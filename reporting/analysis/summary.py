@@ -45,6 +45,7 @@ def summarize(frame: pd.DataFrame, experiment: Experiment) -> list[dict]:
                                      .fillna(0).sum()),
             "latency_s": round(float(cell["latency_s"].fillna(0).sum()), 3),
             "cached_tokens": cached_total(cell),
+            "cost_usd": cost_total(cell),
             **cell_counts(cell),
         })
     return rows
@@ -56,6 +57,29 @@ def cached_total(frame: pd.DataFrame) -> int | None:
     if "cached_tokens" not in frame or frame["cached_tokens"].isna().all():
         return None
     return int(frame["cached_tokens"].fillna(0).sum())
+
+
+def cost_total(frame: pd.DataFrame, column: str = "cost_usd") -> float | None:
+    """USD at list prices of the records' requests (``cost_usd``; ``spent_usd``: what the run
+    sent, not replayed from the response cache); None where no record was priced."""
+    if column not in frame or frame[column].isna().all():
+        return None
+    return round(float(frame[column].fillna(0).sum()), 6)
+
+
+def cost_line(frame: pd.DataFrame, prices: dict | None = None) -> str | None:
+    """The run's cost in one line, or None where nothing was priced."""
+    cost = cost_total(frame)
+    if cost is None:
+        return None
+    spent = cost_total(frame, "spent_usd") or 0.0
+    unpriced = int(frame["details.unpriced_requests"].fillna(0).sum()) \
+        if "details.unpriced_requests" in frame else 0
+    source = (prices or {}).get("model", {}).get("source")
+    return (f"cost at list prices: {cost:,.4f} USD" + (f" ({source})" if source else "") +
+            f", of which this run sent {spent:,.4f} USD (the rest replayed from the "
+            "response cache)" + (f"; {unpriced} requests reported no usage and are not in it"
+                                 if unpriced else ""))
 
 
 def cached_share(prompt_tokens: int | None, cached_tokens: int | None) -> str:

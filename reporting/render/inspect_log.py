@@ -67,34 +67,36 @@ def require_inspect() -> None:
 
 
 def export_run(store: ResultsStore, run_id: str, experiments: dict[str, Experiment],
-               out: Path, verdicts: dict[str, Verdict] | None = None,
-               only: set[str] | None = None) -> list[Path]:
-    """Write one log per experiment of ``run_id`` into ``out``; their paths, in name order.
-
-    ``verdicts``: each experiment's, where the caller has them (the end of a run, with
-    ``only``: the node ids its report was written from); else they are computed from the
-    stored records under the rules the run was started with, as ``python -m reporting
-    report`` does. The same run exported again overwrites its logs (their names and ids
-    derive from the run id and the experiment).
-    """
+               out: Path) -> list[Path]:
+    """Write one log per experiment of the stored run ``run_id`` into ``out``, with the
+    verdicts computed from its records under the rules the run was started with, as
+    ``python -m reporting report`` does; their paths, in name order."""
     require_inspect()
-    info = store.run_info(run_id)
-    row = next(r for r in store.runs() if r["run_id"] == run_id)
-    if verdicts is None:
-        from reporting.analysis.verdict_settings import from_run_options
-        from reporting.analysis.verdicts import verdicts as judge
+    from reporting.analysis.verdict_settings import from_run_options
+    from reporting.analysis.verdicts import verdicts as judge
+    from reporting.storage.store import records_frame
 
-        verdicts = judge(store.frame(run_id, output_chars=0), experiments,
-                         from_run_options(info.get("options") or {}))
+    stored = store.read_run(run_id)
+    info = stored.row["info"]
+    found = judge(records_frame(stored.records, output_chars=0), experiments,
+                  from_run_options(info.get("options") or {}))
+    return write_logs(stored.records, info, stored.row, experiments, out, found)
+
+
+def write_logs(records: list[SampleRecord], info: dict, row: dict,
+               experiments: dict[str, Experiment], out: Path,
+               verdicts: dict[str, Verdict]) -> list[Path]:
+    """One log per experiment of ``records`` (the run's, or the end of a run's: those its
+    report was written from) into ``out``; their paths, in name order. The same run exported
+    again overwrites its logs (their names and ids derive from the run id and the
+    experiment)."""
+    require_inspect()
     out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name in store.experiments(run_id):
-        records = [r for r in store.records(run_id, name)
-                   if only is None or (r.nodeid or r.sample_id) in only]
-        if records:
-            paths.append(write_log(records, name, info, row, experiments.get(name),
-                                   verdicts.get(name), out))
-    return paths
+    by_experiment: dict[str, list[SampleRecord]] = {}
+    for record in records:
+        by_experiment.setdefault(record.experiment, []).append(record)
+    return [write_log(part, name, info, row, experiments.get(name), verdicts.get(name), out)
+            for name, part in sorted(by_experiment.items())]
 
 
 def write_log(records: list[SampleRecord], name: str, info: dict, row: dict,

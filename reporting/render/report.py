@@ -499,7 +499,10 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
                  run_row: dict | None = None, gate_lines: Sequence[tuple[str, bool]] = (),
                  verdicts: dict[str, Verdict] | None = None,
                  settings: VerdictSettings = VerdictSettings(),
-                 findings: dict[str, dict] | None = None) -> str:
+                 findings: dict[str, dict] | None = None,
+                 summaries: dict[str, list[dict]] | None = None) -> str:
+    """The run's page; ``verdicts`` and ``summaries`` (each experiment's grid cells) where the
+    caller has them already, else computed here."""
     run_row = run_row or {}
     findings = findings or {}
     if verdicts is None:
@@ -540,7 +543,7 @@ def build_report(run_id: str, info: dict, frame: pd.DataFrame,
                 for p in tables)
                 + "</p>")
         # the detail behind the numbers, folded: the page is read from its first screen
-        cells = summarize(part, experiment)
+        cells = summaries[name] if summaries is not None else summarize(part, experiment)
         body.append(f"<details><summary><b>Every grid cell</b> ({len(cells)}) and the samples "
                     "behind each, worst first</summary>" + summary_table(experiment, cells)
                     + samples_section(part, experiment) + "</details>")

@@ -56,7 +56,9 @@ class Ended:
 
 def end_run(end: RunEnd) -> Ended:
     """Judge, store and render the run: gate.json, the store's final status, samples.jsonl,
-    summary.json, cells, plots and report.html; then the lines the terminal prints."""
+    summary.json, cells, plots and report.html; then the lines the terminal prints. The store
+    is read once: the gate, every file and the terminal's lines get the same frame (the
+    inspect logs the same records)."""
     from reporting.analysis.curve_tables import compact_text
     from reporting.render.run_files import FRAME_OUTPUT_CHARS, write_run_files
     from reporting.storage.store import ResultsStore, experiment_frames, records_frame
@@ -64,27 +66,26 @@ def end_run(end: RunEnd) -> Ended:
     run, lines = end.run, []
     store = ResultsStore(run.database)
     try:
-        wanted = set(end.received)
-        frame = records_frame((r for r in store.records(run.run_id)
-                               if (r.nodeid or r.sample_id) in wanted),
-                              output_chars=FRAME_OUTPUT_CHARS)
-        info = store.run_info(run.run_id)
+        stored = store.read_run(run.run_id)
+        records = stored.received(set(end.received))  # this session's: the report's
+        frame = records_frame(records, output_chars=FRAME_OUTPUT_CHARS)
+        info = stored.row["info"]
         verdict, status = _gate(end, info, frame)
-        store.finish_run(run.run_id, status)
-        store.write_jsonl(run.run_id, run.run_dir / "samples.jsonl")
-        row = next(r for r in store.runs() if r["run_id"] == run.run_id)
-        files = write_run_files(
-            run.run_dir, run.run_id, info, frame, end.experiments, end.settings,
-            expected=end.expected, missing=end.missing, run_row=row,
-            gate_lines=verdict.lines() if verdict else (),
-            warn=lambda message: lines.append((message, "red")))
-        if end.inspect_log_dir:
-            from reporting.render.inspect_log import export_run
-
-            logs = export_run(store, run.run_id, end.experiments, Path(end.inspect_log_dir),
-                              files.verdicts, only=wanted)  # the report's records
+        finished = store.finish_run(run.run_id, status)
+        store.write_jsonl(run.run_id, run.run_dir / "samples.jsonl", stored.texts)
+        row = {**stored.row, "finished_at": finished, "exit_status": status}
     finally:
         store.close()
+    files = write_run_files(
+        run.run_dir, run.run_id, info, frame, end.experiments, end.settings,
+        expected=end.expected, missing=end.missing, run_row=row,
+        gate_lines=verdict.lines() if verdict else (),
+        warn=lambda message: lines.append((message, "red")))
+    if end.inspect_log_dir:
+        from reporting.render.inspect_log import write_logs
+
+        logs = write_logs(records, info, row, end.experiments, Path(end.inspect_log_dir),
+                          files.verdicts)
 
     from reporting.render.report import experiment_order, on_embedded_model, samples_asked
 
@@ -123,6 +124,10 @@ def end_run(end: RunEnd) -> Ended:
 
         lines.append(("prompt tokens served by the endpoint's prefix cache: " + cached_share(
             int(frame["prompt_tokens"].fillna(0).sum()), cached_total(frame)), None))
+    from reporting.analysis.summary import cost_line
+
+    if (cost := cost_line(frame, info.get("prices"))) is not None:
+        lines.append((cost, None))
     for name, paths in files.plots.items():
         lines.append((f"plots of {name}: {len(paths)} in {run_dir / 'plots' / name}", None))
     lines += missing_lines(end)

@@ -29,8 +29,8 @@ from reporting.experiments import Experiment
 from reporting.gating.gate import compact_samples
 from reporting.render.report import build_report, render_plots, samples_asked
 from reporting.storage.records import NOT_NEEDED
-from reporting.storage.store import ResultsStore, experiment_frames
-from reporting.analysis.summary import cached_total, summarize
+from reporting.storage.store import ResultsStore, experiment_frames, records_frame
+from reporting.analysis.summary import cached_total, cost_total, summarize
 from reporting.analysis.verdict_settings import VerdictSettings, from_run_options
 from reporting.analysis.verdicts import Verdict, verdicts
 
@@ -110,6 +110,10 @@ def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
         # the endpoint's prefix cache: prompt tokens it served (None: it does not say)
         "prompt_tokens": _total(frame, "prompt_tokens"),
         "cached_tokens": cached_total(frame) if not frame.empty else None,
+        # USD at list prices (fixtures/engine/prices.py): the records' usage, and what this run sent
+        "cost_usd": cost_total(frame) if not frame.empty else None,
+        "spent_usd": cost_total(frame, "spent_usd") if not frame.empty else None,
+        "prices": info.get("prices"),
         "verdict_rules": settings.to_dict(),
         "verdicts": {name: v.to_dict() for name, v in found.items()},
         "findings": notes,
@@ -122,7 +126,7 @@ def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
     plots = render_plots(frame, experiments, run_dir / "plots", warn)
     page = build_report(run_id, info, frame, experiments, plots, run_row=run_row,
                         gate_lines=gate_lines, verdicts=found, settings=settings,
-                        findings=notes)
+                        findings=notes, summaries=summaries)
     report = run_dir / "report.html"
     report.write_text(page, encoding="utf-8")
     return RunFiles(summaries, found, plots, report, cells, notes)
@@ -133,11 +137,11 @@ def write_stored_run(store: ResultsStore, run_id: str, experiments: dict[str, Ex
                      warn: Callable[[str], None] = lambda message: None) -> RunFiles:
     """Re-write a stored run's files from the store alone (no model is called); ``settings``
     None: the verdict rules the run was started with."""
-    frame = store.frame(run_id, output_chars=FRAME_OUTPUT_CHARS)
-    info = store.run_info(run_id)
+    stored = store.read_run(run_id)
+    frame = records_frame(stored.records, output_chars=FRAME_OUTPUT_CHARS)
+    info, row = stored.row["info"], stored.row
     if settings is None:
         settings = from_run_options(info.get("options") or {})
-    row = next((r for r in store.runs() if r["run_id"] == run_id), {})
     # the verdict the run's own gate reached, if it had one (in the run's folder beside the
     # store, wherever these files go)
     gate_file = store.database.parent / run_id / "gate.json"

@@ -80,6 +80,11 @@ class SampleRecord:
     # thinking never closed / used the whole budget, leaving no answer (scored as empty).
     hit_output_limit: bool = False
     thinking_ran_out: bool = False
+    # What its requests' usage costs at list prices (the model's and the judge's, each at its
+    # prompt's tier; fixtures/engine/prices.py), and of that what this run sent (the rest was
+    # replayed from the response cache); None where no price is known for a request
+    cost_usd: float | None = None
+    spent_usd: float | None = None
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:

@@ -51,6 +51,22 @@ CREATE INDEX IF NOT EXISTS samples_by_experiment ON samples(run_id, experiment);
 """
 
 
+RUN_COLUMNS = "run_id, started_at, finished_at, exit_status, info"
+
+
+@dataclasses.dataclass
+class StoredRun:
+    """A run as read once (``ResultsStore.read_run``)."""
+
+    row: dict  # run_id, started_at, finished_at, exit_status, info (the run's options)
+    texts: list[str]  # every record's JSON as stored, in arrival order (samples.jsonl)
+    records: list[SampleRecord]  # those that can be read, by node id (as records() yields)
+
+    def received(self, wanted: set[str]) -> list[SampleRecord]:
+        """The records of the samples in ``wanted`` (node ids): one session's."""
+        return [r for r in self.records if (r.nodeid or r.sample_id) in wanted]
+
+
 def _say(message: str) -> None:
     print(message, file=sys.stderr)
 
@@ -97,9 +113,12 @@ class ResultsStore:
         self._db.execute("UPDATE runs SET info = ? WHERE run_id = ?",
                          (json.dumps(current, sort_keys=True), run_id))
 
-    def finish_run(self, run_id: str, exit_status: int, finished_at: str | None = None) -> None:
+    def finish_run(self, run_id: str, exit_status: int, finished_at: str | None = None) -> str:
+        """Mark the run finished; the time written."""
+        finished_at = finished_at or _now()
         self._db.execute("UPDATE runs SET finished_at = ?, exit_status = ? WHERE run_id = ?",
-                         (finished_at or _now(), int(exit_status), run_id))
+                         (finished_at, int(exit_status), run_id))
+        return finished_at
 
     def add(self, record: SampleRecord, jsonl: Path | None = None,
             text: str | None = None) -> None:
@@ -116,26 +135,42 @@ class ResultsStore:
                 self._appending[jsonl] = jsonl.open("a", encoding="utf-8", buffering=1)
             self._appending[jsonl].write(text + "\n")  # line-buffered: on disk at once
 
-    def write_jsonl(self, run_id: str, jsonl: Path) -> None:
-        """Rewrite ``jsonl`` with the run's records, one line each, in arrival order."""
+    def write_jsonl(self, run_id: str, jsonl: Path, texts: Iterable[str] | None = None) -> None:
+        """Rewrite ``jsonl`` with the run's records, one line each, in arrival order
+        (``texts``: those already read, ``StoredRun.texts``)."""
         handle = self._appending.pop(jsonl, None)
         if handle is not None:
             handle.close()
+        if texts is None:
+            texts = (text for (text,) in self._db.execute(
+                "SELECT record FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,)))
         partial = jsonl.with_suffix(".jsonl.tmp")
         partial.parent.mkdir(parents=True, exist_ok=True)
         with partial.open("w", encoding="utf-8") as out:
-            for (text,) in self._db.execute(
-                    "SELECT record FROM samples WHERE run_id = ? ORDER BY rowid", (run_id,)):
+            for text in texts:
                 out.write(text + "\n")
         partial.replace(jsonl)
 
     # -- reading (anyone) ----------------------------------------------------------------
     def runs(self) -> list[dict]:
-        rows = self._db.execute(
-            "SELECT run_id, started_at, finished_at, exit_status, info FROM runs "
-            "ORDER BY started_at, run_id").fetchall()
-        return [{"run_id": r[0], "started_at": r[1], "finished_at": r[2], "exit_status": r[3],
-                 "info": self._info(r[0], r[4])} for r in rows]
+        rows = self._db.execute(f"SELECT {RUN_COLUMNS} FROM runs ORDER BY started_at, run_id")
+        return [self._run_row(row) for row in rows.fetchall()]
+
+    def _run_row(self, row: tuple) -> dict:
+        return {"run_id": row[0], "started_at": row[1], "finished_at": row[2],
+                "exit_status": row[3], "info": self._info(row[0], row[4])}
+
+    def read_run(self, run_id: str) -> StoredRun:
+        """The run's row and all its records in one read: what the end of a run and the
+        re-writing of its files hand to every renderer."""
+        row = self._db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id = ?",
+                               (run_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no run {run_id!r} in {self.database}")
+        stored = self._db.execute("SELECT sample_id, record FROM samples WHERE run_id = ? "
+                                  "ORDER BY rowid", (run_id,)).fetchall()
+        return StoredRun(self._run_row(row), [text for _, text in stored],
+                         list(self._readable(run_id, sorted(stored))))
 
     def run_info(self, run_id: str) -> dict:
         row = self._db.execute("SELECT info FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -170,7 +205,11 @@ class ResultsStore:
         if experiment:
             query += " AND experiment = ?"
             args += (experiment,)
-        for sample_id, text in self._db.execute(query + " ORDER BY sample_id", args):
+        yield from self._readable(run_id, self._db.execute(query + " ORDER BY sample_id", args))
+
+    def _readable(self, run_id: str, rows: Iterable[tuple[str, str]]) -> Iterator[SampleRecord]:
+        """The records of ``(sample id, JSON)`` rows, those that cannot be read left out."""
+        for sample_id, text in rows:
             try:
                 yield SampleRecord.from_json(text)
             except (ValueError, TypeError, AttributeError) as error:

@@ -116,31 +116,31 @@ def test_a_prefix_cache_serves_nearly_all_of_a_live_episode(tmp_path):
                                                                    for q in later)
 
 
-FAULTS = {"bad_json": {"name": "list_pages", "arguments": "{pages"},
-          "unknown_tool": {"name": "list_everything", "arguments": "{}"},
-          "bad_submit": {"name": "submit", "arguments": '{"ids": "inv-000000", "total_cents": 1}'},
-          "bad_page": {"name": "read_page", "arguments": '{"page": 99}'}}
+SLIPS = {"bad_json": {"name": "list_pages", "arguments": "{pages"},
+         "unknown_tool": {"name": "search_ledger", "arguments": '{"query": "inv"}'},
+         "bad_submit": {"name": "submit", "arguments": '{"ids": "inv-000000", "total_cents": 1}'},
+         "bad_page": {"name": "read_page", "arguments": '{"page": 99}'}}
 
 
-def faulty():
-    """The perfect agent, but the first call of each episode is wrong in one way, a fault
-    after another (episodes start in any order: each fault is met once)."""
-    faults, first_turns = list(FAULTS.values()), {}
+def slipping():
+    """A held-out agent: the perfect agent, but the first call of each episode is wrong in
+    one way, a slip after another (episodes start in any order: each slip is met once)."""
+    slips, first_turns = list(SLIPS.values()), {}
 
     def reply(request):
         answer = perfect_agent(request)
         if len(request["messages"]) > 2 or not isinstance(answer, dict):
             return answer
         task = request["messages"][1]["content"]
-        function = first_turns.setdefault(task, faults[len(first_turns)])
+        function = first_turns.setdefault(task, slips[len(first_turns)])
         return {**answer, "tool_calls": [{**answer["tool_calls"][0], "function": function}]}
     return reply
 
 
-def test_a_fault_in_a_call_is_a_named_end_and_a_rerun_asks_nothing(tmp_path):
+def test_a_slip_is_answered_and_the_agent_goes_on_and_a_rerun_asks_nothing(tmp_path):
     options = ("--agent-modes", "live", "--agent-lengths", "8k", "--agent-samples", "4",
                "--agent-conditions", "full")
-    with ScriptedServer(faulty(), context_length=CONTEXT) as server:
+    with ScriptedServer(slipping(), context_length=CONTEXT) as server:
         done, found = run(server, tmp_path / "r", *options)
         asked = len(server.requests)
         # a new run over the same results: the response cache serves every request
@@ -150,12 +150,15 @@ def test_a_fault_in_a_call_is_a_named_end_and_a_rerun_asks_nothing(tmp_path):
     assert done.returncode == 0, ok(done)
     assert rerun.returncode == 0, ok(rerun)
     assert all(r["outcome"] == "ok" for r in found) and len(found) == 4
-    ends = sorted((r["details"]["episode_end"], r["details"]["malformed"], r["scores"]["exact"])
-                  for r in found)
-    # a page out of range is an error result, and the agent goes on to be exact
-    assert ends == [("malformed_call", "bad_arguments", False),
-                    ("malformed_call", "bad_submit", False),
-                    ("malformed_call", "unknown_tool", False), ("submitted", None, True)]
+    ends = sorted((r["details"]["episode_end"], json.dumps(r["details"]["call_errors"]),
+                   r["scores"]["exact"], r["scores"]["submitted"]) for r in found)
+    # an unknown tool, arguments that are not JSON and a page out of range are answered
+    # with an error result, and the agent goes on to be exact; an ill-typed submit is
+    # submitted, scored 0
+    assert ends == [("submitted", '{"bad_arguments": 1}', True, True),
+                    ("submitted", '{"bad_page": 1}', True, True),
+                    ("submitted", '{"bad_submit": 1}', False, True),
+                    ("submitted", '{"unknown_tool": 1}', True, True)]
     again = run_records(tmp_path / "r", "again")
     def episodes(records):  # (each request's tokens say whether the cache served it)
         return sorted(json.dumps({**r["details"], "requests": None}, sort_keys=True)
@@ -163,7 +166,85 @@ def test_a_fault_in_a_call_is_a_named_end_and_a_rerun_asks_nothing(tmp_path):
     assert episodes(again) == episodes(found)
     assert sum(r["cached_calls"] for r in again) == asked and \
         sum(r["model_calls"] for r in again) == 0
-    assert "episodes, live full: 1 submitted, 3 malformed_call" in done.stdout
+
+
+UNCARRIED = {"duplicate_call_ids": lambda call: [call, dict(call)],
+             "missing_call_id": lambda call: [{k: v for k, v in call.items() if k != "id"}],
+             "object_arguments": lambda call: [{**call, "function": {
+                 **call["function"], "arguments": json.loads(call["function"]["arguments"])}}]}
+
+
+def uncarried():
+    """The perfect agent, but its second reply in each episode is one the next request
+    could not carry, a kind after another."""
+    kinds, episodes = list(UNCARRIED), {}
+
+    def reply(request):
+        answer = perfect_agent(request)
+        if len(request["messages"]) != 4 or not isinstance(answer, dict):
+            return answer
+        kind = episodes.setdefault(request["messages"][1]["content"], kinds[len(episodes)])
+        return {**answer, "tool_calls": UNCARRIED[kind](answer["tool_calls"][0])}
+    return reply
+
+
+def test_a_reply_the_next_request_could_not_carry_is_a_named_end_scored_0(tmp_path):
+    with ScriptedServer(uncarried(), context_length=CONTEXT) as server:
+        done, found = run(server, tmp_path / "r", "--agent-modes", "live", "--agent-lengths",
+                          "8k", "--agent-samples", "3", "--agent-conditions", "full")
+    assert done.returncode == 0, ok(done)
+    assert sorted((r["outcome"], r["details"]["episode_end"], r["scores"]["exact"],
+                   r["details"]["steps"]) for r in found) == [
+        ("ok", kind, False, 2) for kind in sorted(UNCARRIED)]
+    assert len(server.requests) == 3 * 2  # nothing was sent after such a reply
+    assert all(tool_history_problem(request["messages"]) is None
+               for request in server.requests)
+    assert "episodes, live full: 1 duplicate_call_ids, 1 missing_call_id, " \
+        "1 object_arguments" in done.stdout
+
+
+def sampling():
+    """A sampling endpoint: the perfect agent, with a fresh draw in every reply (its notes'
+    nonce and its call ids), so the same request never gets the same reply twice."""
+    import uuid
+
+    def reply(request):
+        answer = perfect_agent(request)
+        if not isinstance(answer, dict):
+            return f"{answer}\n(draw {uuid.uuid4().hex})"
+        return {"content": f"{answer['content']}\n(draw {uuid.uuid4().hex})", "tool_calls": [
+            {**call, "id": f"call_{uuid.uuid4().hex[:24]}"} for call in answer["tool_calls"]]}
+    return reply
+
+
+def test_a_rerun_against_a_sampling_endpoint_sends_nothing_and_reproduces_every_record(
+        tmp_path):
+    options = ("--agent-modes", "live", "--agent-lengths", "8k", "--agent-samples", "2",
+               "--agent-conditions", "full,clear:2,drop:0.5,compact:0.5", "-n", "2")
+    with ScriptedServer(sampling(), context_length=CONTEXT) as server:
+        done, found = run(server, tmp_path / "r", *options)
+        asked = len(server.requests)
+        rerun = run_scripted("agent_accumulation", server.base_url, tmp_path / "r", *options,
+                             "--run-id", "again")
+        again_asked = len(server.requests) - asked
+    assert done.returncode == 0, ok(done)
+    assert rerun.returncode == 0, ok(rerun)
+    # the four conditions of a ledger send the same first request (the task): each episode
+    # drew its own reply to it
+    first = [json.dumps(r["messages"]) for r in server.requests[:asked]
+             if len(r["messages"]) == 2]
+    assert len(first) == 8 and sorted(map(first.count, set(first))) == [4, 4]
+    assert again_asked == 0
+    again = run_records(tmp_path / "r", "again")
+    def kept(records):
+        return sorted(json.dumps({"id": r["sample_id"], "scores": r["scores"],
+                                  "output": r["output"],
+                                  "details": {**r["details"], "requests": [
+                                      {**q, "from_response_cache": None}
+                                      for q in r["details"].get("requests", [])]}},
+                                 sort_keys=True) for r in records)
+    assert kept(again) == kept(found)
+    assert all(r["scores"]["exact"] for r in found)
 
 
 def test_an_endpoint_that_refuses_tools_is_one_line_and_nothing_is_lost(tmp_path):

@@ -18,7 +18,7 @@ def test_the_test_scale_runs_both_modes_and_full_and_clear_on_two_lengths():
     assert {s.mode for s in samples} == {"trajectory", "live"}
     assert {s.condition for s in samples if s.mode == "trajectory"} == {"full"}
     assert {s.condition for s in samples if s.mode == "live"} == {"full", "clear:2"}
-    assert {s.max_steps for s in samples} == {18}  # P + 8
+    assert {s.max_steps for s in samples} == {24}  # 2P + 4: room to re-read every page
     smoke = grid.smoke_rule(samples)
     assert [s.id for s in samples if smoke(s)] == ["traj-full-ctx8k-nd2-s000"]
 
@@ -27,7 +27,7 @@ def test_full_scale_and_every_option():
     full = grid.build(settings(scale="full"))
     assert {s.length for s in full} == {8192, 16384, 32768, 65536, 131072}
     assert {s.needles for s in full} == {2, 4, 8}
-    assert {s.condition for s in full} == {"full", "clear:2", "drop:0.5", "trim:0.5"}
+    assert {s.condition for s in full} == {"full", "clear:2", "drop:0.5", "compact:0.5"}
     chosen = grid.build(settings(agent_lengths="8k,1m", agent_samples=3, agent_modes="live",
                                  agent_conditions="full,clear:3,drop:0.25,trim:1,compact:32k",
                                  agent_needles="1,4", agent_pages=5, agent_max_steps=9,
@@ -52,7 +52,10 @@ def test_every_condition_of_a_ledger_reads_the_same_ledger():
 def test_ids_select_exactly():
     samples = grid.build(settings(scale="full", agent_lengths="8k,16k,128k,1m",
                                   agent_conditions="full,clear:2,clear:20,drop:0.5,drop:0.05,"
-                                                   "trim:0.5,compact:16k,compact:160k",
+                                                   "trim:0.5,compact:16k,compact:160k,"
+                                                   "compact:0.5,anthropic-clear:2,"
+                                                   "anthropic-thinking:1,anthropic-thinking:all,"
+                                                   "anthropic-compact:64k",
                                   agent_needles="2,4,8,12", agent_samples=11))
     ids = [s.id for s in samples]
     assert len(set(ids)) == len(ids)
@@ -66,6 +69,10 @@ def test_ids_select_exactly():
     ("agent_conditions", "trim:0.333", "--agent-conditions"),
     ("agent_conditions", "compact:lots", "--agent-conditions"),
     ("agent_conditions", "summarise", "--agent-conditions"),
+    ("agent_conditions", "compact:1.5", "--agent-conditions"),
+    ("agent_conditions", "anthropic-compact:32k", "--agent-conditions"),  # below 50k
+    ("agent_conditions", "anthropic-clear:0", "--agent-conditions"),
+    ("agent_conditions", "anthropic-thinking:some", "--agent-conditions"),
     ("agent_lengths", "2k", "--agent-lengths"),
     ("agent_lengths", "2m", "--agent-lengths"),
     ("agent_needles", "0", "--agent-needles"),
@@ -78,6 +85,31 @@ def test_a_bad_option_is_one_line_naming_it(option, value, named):
         grid.build(settings(**{option: value}))
     message = str(raised.value)
     assert message.startswith(named) and "\n" not in message
+
+
+def test_native_conditions_say_their_provider_their_twin_and_their_request():
+    clear, thinking, kept, compact, local = grid.parse_conditions(
+        "anthropic-clear:2,anthropic-thinking:1,anthropic-thinking:all,anthropic-compact:64k,"
+        "compact:0.5")
+    assert [c.name for c in (clear, thinking, kept, compact)] == [
+        "anthropic-clear:2", "anthropic-thinking:1", "anthropic-thinking:all",
+        "anthropic-compact:65536"]
+    assert [c.id for c in (clear, thinking, kept, compact, local)] == [
+        "antclearing02", "antthinking01", "antthinkingall", "antcompaction64k", "compact050"]
+    assert {c.provider for c in (clear, thinking, kept, compact)} == {"anthropic"}
+    assert local.provider is None and local.request() == {}
+    assert [c.twin for c in (clear, thinking, kept, compact)] == [
+        "clear:2", "anthropic-thinking:all", None, "compact:65536"]
+    assert clear.request() == {"context_management": {"edits": [{
+        "type": "clear_tool_uses_20250919", "trigger": {"type": "tool_uses", "value": 3},
+        "keep": {"type": "tool_uses", "value": 2}}]}}
+    assert thinking.request()["context_management"]["edits"] == [{
+        "type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 1}}]
+    assert kept.request()["context_management"]["edits"][0]["keep"] == "all"
+    assert compact.request()["context_management"]["edits"] == [{
+        "type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 65536}}]
+    # a fraction of each sample's length: the threshold in tokens there
+    assert local.at(32768) == grid.Condition("compact", 16384) and clear.at(8192) == clear
 
 
 def test_the_verdict_reads_full_only():
@@ -110,3 +142,23 @@ def test_the_embedded_model_skips_every_sample_with_one_line_before_any_work():
     assert "\n" not in str(skipped.value) and "--model" in str(skipped.value)
     with pytest.raises(Skipped):
         test_agent_accumulation.request_size(sample, EmbeddedContext())
+
+
+class Model:
+    def __init__(self, provider, thinking_budget=0):
+        self.provider, self.thinking_budget = provider, thinking_budget
+
+
+def test_what_a_run_cannot_ask_for_is_one_line():
+    cannot = test_agent_accumulation.cannot_run
+    native, thinking = grid.parse_conditions("anthropic-clear:2,anthropic-thinking:1")
+    assert cannot("live", native, Model("anthropic"), None) is None
+    assert "--provider anthropic" in cannot("live", native, Model("openai"), None)
+    assert "--thinking on" in cannot("live", thinking, Model("anthropic"), None)
+    assert cannot("live", thinking, Model("anthropic", 1024), None) is None
+    # Anthropic refuses a forced tool choice while thinking: the trajectory's submit
+    assert "--agent-modes live" in cannot("trajectory", grid.FULL, Model("anthropic", 1024),
+                                          None)
+    assert cannot("trajectory", grid.FULL, Model("openai", 1024), None) is None
+    assert all("\n" not in (cannot(*case) or "") for case in (
+        ("live", native, Model("openai"), None), ("live", thinking, Model("anthropic"), None)))

@@ -38,18 +38,25 @@ def test_the_four_tools_and_their_results():
         tools.run(small_ledger(size=35, pages=5), call("read_page", {"page": 3}))
 
 
-@pytest.mark.parametrize(("made", "why"), [
-    (call("read_page", "{page: 1"), tools.BAD_ARGUMENTS),
-    (call("read_page", "[1]"), tools.BAD_ARGUMENTS),
-    (call("delete_page", {"page": 1}), tools.UNKNOWN_TOOL),
-    (call("submit", {"ids": "inv-000001", "total_cents": 1}), tools.BAD_SUBMIT),
-    (call("submit", {"ids": [1], "total_cents": 1}), tools.BAD_SUBMIT),
-    (call("submit", {"ids": [], "total_cents": "12"}), tools.BAD_SUBMIT),
-    (call("submit", {"ids": [], "total_cents": True}), tools.BAD_SUBMIT),
-    (call("submit", {"ids": []}), tools.BAD_SUBMIT),
+@pytest.mark.parametrize(("made", "why", "answered"), [
+    (call("read_page", "{page: 1"), tools.BAD_ARGUMENTS, True),
+    (call("read_page", "[1]"), tools.BAD_ARGUMENTS, True),
+    (call("delete_page", {"page": 1}), tools.UNKNOWN_TOOL, True),
+    (call("read_page", {"page": 11}), tools.BAD_PAGE, True),
+    (call("submit", "{ids"), tools.BAD_ARGUMENTS, True),
+    (call("submit", {"ids": "inv-000001", "total_cents": 1}), tools.BAD_SUBMIT, False),
+    (call("submit", {"ids": [1], "total_cents": 1}), tools.BAD_SUBMIT, False),
+    (call("submit", {"ids": [], "total_cents": "12"}), tools.BAD_SUBMIT, False),
+    (call("submit", {"ids": [], "total_cents": True}), tools.BAD_SUBMIT, False),
+    (call("submit", {"ids": []}), tools.BAD_SUBMIT, False),
 ])
-def test_a_malformed_call_says_why(made, why):
-    assert tools.run(small_ledger(), made).malformed == why
+def test_a_slip_says_why_and_is_answered_unless_it_submits(made, why, answered):
+    done = tools.run(small_ledger(), made)
+    assert done.error == why
+    if answered:  # an error result: the loop goes on
+        assert not done.submitted and "error" in json.loads(done.content)
+    else:  # submit was called: the episode ends, ill-formed
+        assert done.submitted and done.submission is None
 
 
 def history(turns: int, calls_per_turn: int = 1) -> list[dict]:
@@ -112,3 +119,14 @@ def test_each_condition_as_the_spec_says():
     summary = {"role": "assistant", "content": "found nothing", "reasoning_content": "..."}
     assert stimulus.compacted(full, summary) == full[:2] + [
         summary, {"role": "user", "content": stimulus.CONTINUE}]
+
+
+def test_clearing_never_hides_a_result_the_model_has_not_seen():
+    full = history(10, calls_per_turn=2)  # every other turn reads two pages at once
+    assert len(full[-3]["tool_calls"]) == 2  # the newest turn: two parallel calls
+    cleared = stimulus.apply(grid.parse_conditions("clear:1")[0], full)
+    newest = max(i for i, m in enumerate(full) if m["role"] == "assistant")
+    assert cleared[newest + 1:] == full[newest + 1:]  # both unseen results stay
+    assert stimulus.page_results(cleared) == 2
+    # results the model has seen are cleared down to K
+    assert stimulus.page_results(stimulus.apply(grid.parse_conditions("clear:3")[0], full)) == 3

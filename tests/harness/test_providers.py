@@ -6,12 +6,13 @@ Here, one client at a time: what each request carries, what each reply becomes, 
 of the fault table. test_providers_end_to_end.py runs RULER as a user does.
 """
 
+import base64
 import json
 
 import pytest
 
 from fixtures.providers.anthropic_messages import to_messages, with_breakpoints
-from fixtures.providers.gemini import to_contents
+from fixtures.providers.gemini import PLACEHOLDER_BYTES, to_contents
 from fixtures.providers.generation import GenerationSettings
 from fixtures.engine.models import EndpointModel
 from fixtures.providers.base import EndpointFatal, EndpointRefused
@@ -70,16 +71,21 @@ async def test_anthropic_sends_its_version_system_apart_and_cache_breakpoints():
     with AnthropicServer("copy", api_key=KEY) as server:
         model = client(server, "anthropic")
         model.routing_keys = True  # --prompt-cache-key auto/on
-        first = await model.complete(ASK, max_tokens=20, routing_key="group")
-        second = await model.complete(ASK, max_tokens=21, routing_key="group")
+        # a request no later one reads is never marked (a write costs 1.25 times input)
+        alone = await model.complete(ASK, max_tokens=19, routing_key="group")
+        # a sample's follow-up (its conversation goes on) and a replicate are
+        first = await model.complete(ASK, max_tokens=20, routing_key="group", follow_up=True)
+        second = await model.complete(ASK, max_tokens=21, routing_key="group", replicate=1)
         model.routing_keys = False  # --prompt-cache-key off
-        await model.complete(ASK, max_tokens=22, routing_key="group")
+        await model.complete(ASK, max_tokens=22, routing_key="group", follow_up=True)
     sent = server.requests
     assert all(h.get("anthropic-version") for h in server.headers)
     assert sent[0]["system"] == [{"type": "text", "text": "Answer briefly."}]
-    assert sent[0]["messages"] == [{"role": "user", "content": [
+    assert "cache_control" not in json.dumps(sent[0])
+    assert (alone.cached_tokens, alone.cache_write_tokens) == (0, 0)
+    assert sent[1]["messages"] == [{"role": "user", "content": [
         {"type": "text", "text": ASK[1]["content"], "cache_control": {"type": "ephemeral"}}]}]
-    assert "cache_control" not in json.dumps(sent[2])
+    assert "cache_control" not in json.dumps(sent[3])
     # the first wrote the prompt to the cache, the second read it: the records' figures
     written = o200k().count(ASK[1]["content"])
     assert (first.cached_tokens, first.cache_write_tokens) == (0, written)
@@ -128,14 +134,16 @@ async def test_the_thinking_options_map_to_each_apis_own_fields(settings, anthro
 
 
 @pytest.mark.asyncio
-async def test_anthropic_thinking_drops_the_experiments_temperature_once(server, provider):
+async def test_anthropic_thinking_leaves_the_experiments_temperature_out_and_says_so(
+        server, provider):
     if provider != "anthropic":
-        pytest.skip("Anthropic's refusal")
+        pytest.skip("Anthropic's rule")
     model = client(server, provider, thinking="on", reasoning_tokens=1024)
-    await model.complete(ASK, max_tokens=20)
-    await model.complete(ASK, max_tokens=21)
-    assert [r.get("temperature") for r in server.requests] == [0.0, None, None]
-    assert model.identity["adapted"] == {"dropped": ["temperature"]}
+    done = [await model.complete(ASK, max_tokens=budget) for budget in (20, 21)]
+    # never refused: the rule is known before the first request, and each says what it left
+    assert [r.get("temperature") for r in server.requests] == [None, None]
+    assert all(d.shaped == {"temperature": "not sent (0): Claude refuses it with thinking on"}
+               for d in done)
 
 
 @pytest.mark.asyncio
@@ -230,8 +238,10 @@ def test_tool_calls_and_results_map_to_each_apis_blocks_with_roles_merged():
     instruction, contents = to_contents(TOOL_TALK)
     assert instruction == "Use the tool."
     assert [c["role"] for c in contents] == ["user", "model", "user"]
+    # an injected call (no reply issued it) carries Google's documented placeholder
     assert contents[1]["parts"] == [{"function_call": {"name": "lookup", "id": "call_1",
-                                                       "args": {"word": "apple"}}}]
+                                                       "args": {"word": "apple"}},
+                                     "thought_signature": PLACEHOLDER_BYTES}]
     assert contents[2]["parts"] == [
         {"function_response": {"name": "lookup", "response": {"result": "a fruit"},
                                "id": "call_1"}},
@@ -275,7 +285,8 @@ async def test_the_native_content_goes_back_verbatim_with_its_signatures(provide
     else:
         parts = [camel(p) for p in sent["contents"][1]["parts"]]
         assert parts == first.message[native]
-        assert parts[0]["thought"] is True and parts[1]["thoughtSignature"] == "c2lnbmF0dXJl"
+        assert parts[0]["thought"] is True
+        assert base64.b64decode(parts[1]["thoughtSignature"]).startswith(b"sig-")
 
 
 @pytest.mark.parametrize("provider_name", sorted(SERVERS))

@@ -88,23 +88,35 @@ def test_the_wrong_thinking_is_recorded_apart_and_never_scored(runs, provider, t
     assert not any("0000000" in r["output"] for r in records)
     if thinking == "on":
         assert all("0000000" in r["thinking"] for r in records)
-        assert all(r["reasoning_tokens"] > 0 for r in records)
+        if provider == "google":  # (Anthropic's: not reported, below)
+            assert all(r["reasoning_tokens"] > 0 for r in records)
     else:
         assert not any(r["thinking"] for r in records)
 
 
-def test_anthropic_requests_carry_the_version_cache_control_and_the_thinking(runs):
+def test_anthropic_requests_carry_the_version_and_the_thinking_and_no_unread_mark(runs):
     for thinking, expected in (("off", {"type": "disabled"}),
                                ("on", {"type": "enabled", "budget_tokens": 1024})):
         done = runs["anthropic", thinking]
         assert all(h["anthropic-version"] for h in done["headers"])
         assert {json.dumps(r["thinking"]) for r in done["requests"]} == {json.dumps(expected)}
-        assert all(r["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
-                   for r in done["requests"])
-        if thinking == "on":  # the experiment's temperature 0, refused with thinking: dropped
-            assert all(r["model"]["adapted"] == {"dropped": ["temperature"]}
-                       for r in done["records"])
+        # one request per sample: no later request reads it, so nothing is marked (a write
+        # costs 1.25 times input)
+        assert "cache_control" not in json.dumps(done["requests"])
+        # RULER's greedy pair, temperature 0 and top_p 1: never both (Claude 4.5 and later
+        # refuse the pair); thinking off sends temperature, thinking on top_p (temperature 0 is
+        # refused with thinking on), each said once and recorded
+        kept, left = ("temperature", "top_p") if thinking == "off" else ("top_p", "temperature")
+        assert all(kept in r and left not in r for r in done["requests"])
+        assert all(set(r["model"]["adapted"]["sent_instead"]) == {left}
+                   for r in done["records"])
+        assert done["terminal"].count(f"contextrot: {left} not sent") == 1
+        if thinking == "on":
             assert all(r["model"]["token_limit"]["max_tokens"] >= 1024 + 1
+                       for r in done["records"])
+            # Claude bills its thinking unseparated: not the returned summary's count
+            assert all(r["reasoning_tokens"] is None and
+                       r["details"]["reasoning_tokens"] == "not reported"
                        for r in done["records"])
 
 
@@ -117,19 +129,56 @@ def test_gemini_thinking_budget_is_0_off_and_1024_on(runs):
 
 
 def test_records_keep_the_cached_input_the_endpoint_reported(runs):
-    # Anthropic: the first run wrote each prompt to the cache, the second read it back
-    first, second = runs["anthropic", "off"]["records"], runs["anthropic", "on"]["records"]
-    written = {r["sample_id"]: r["details"]["cache_write_tokens"] for r in first}
-    read = {r["sample_id"]: r["cached_tokens"] for r in second}
-    assert all(written.values()) and read == written
-    assert all(r["cached_tokens"] == 0 for r in first)
-    assert all(r["details"]["cache_write_tokens"] == 0 for r in second)
+    # Anthropic: nothing marked, nothing written or read (reads >= writes, trivially)
+    for thinking in THINKING:
+        records = runs["anthropic", thinking]["records"]
+        assert all(r["cached_tokens"] == 0 == r["details"]["cache_write_tokens"]
+                   for r in records)
     # Gemini: the implicit cache served the second run's whole prompts
     first, second = runs["google", "off"]["records"], runs["google", "on"]["records"]
     assert all(r["cached_tokens"] is None for r in first)
     assert all(r["cached_tokens"] == r["prompt_tokens"] > 0 for r in second)
     summary = runs["google", "on"]["summary"]
     assert summary["experiments"]["ruler"][0]["cached_tokens"] > 0
+
+
+def test_the_plans_input_cost_is_what_the_records_usage_costs(tmp_path):
+    """--plan with Anthropic's rates (reads 0.1x, writes 1.25x) against the records' usage
+    priced so: within 5% (the plan counts o200k tokens, the server adds its template's).
+    RULER fitted per sample, whose prompts the plan sizes within a thousandth (RULER's own
+    fit fills less than the length: there the plan is an upper bound)."""
+    price = 100_000.0  # USD per million: the plan prints cents
+    fit = ("--ruler-fit", "per-sample")
+    with AnthropicServer(oracle.perfect, context_length=16384,
+                         api_key=KEYS["anthropic"]) as server:
+        records = run(server, "anthropic", tmp_path, "fitted", *fit)["records"]
+    done = run_pytest(*RULER, *fit, "--provider", "anthropic", "--model", "scripted", "--plan",
+                      "--price-in", str(price), "--price-out", "0",
+                      env=child_env(ANTHROPIC_API_KEY=KEYS["anthropic"]))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    (row,) = [line for line in done.stdout.splitlines() if line.startswith("ruler ")]
+    planned = float(row.split()[-1].replace(",", ""))
+    cost = sum((r["prompt_tokens"] - r["cached_tokens"] - r["details"]["cache_write_tokens"])
+               * price + r["cached_tokens"] * price * 0.1
+               + r["details"]["cache_write_tokens"] * price * 1.25 for r in records) / 1e6
+    assert abs(planned - cost) <= 0.05 * cost, (planned, cost)
+
+
+def test_a_gemini_model_that_thinks_by_default_answers_with_no_option_given(tmp_path):
+    # its thinking (the thinker echoes the prompt: about 1k tokens) shares maxOutputTokens
+    # with the answer, as on Gemini 2.5 and 3: the cap leaves it room
+    with GeminiServer(oracle.perfect, context_length=16384,
+                      api_key=KEYS["google"]) as server:
+        done = run(server, "google", tmp_path, "google-default")
+        sent = [camel(camel(r["generationConfig"])) for r in server.requests]
+    assert done["status"] == 0, done["terminal"][-3000:]
+    cells = {row["cell"]["task"]: row["mean"] for row in done["summary"]["experiments"]["ruler"]}
+    assert len(cells) == SYNTHETIC and set(cells.values()) == {1.0}
+    assert not any(r["thinking_ran_out"] for r in done["records"])
+    assert all("thinkingConfig" not in c and c["maxOutputTokens"] > 24_576 for c in sent)
+    assert all(r["reasoning_tokens"] > 0 and "not chosen" in
+               r["model"]["adapted"]["sent_instead"]["thinking"] for r in done["records"])
+    assert done["terminal"].count("contextrot: thinking the model's default (not chosen)") == 1
 
 
 @pytest.mark.parametrize("provider", sorted(SERVERS))
@@ -161,3 +210,17 @@ def test_a_provider_without_its_sdk_is_one_line(tmp_path):
     assert "ERROR: --provider anthropic needs the anthropic package: pip install " \
            "'contextrot[providers]'" in done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("option, line", [
+    (("--reasoning-tokens", "512"), "--reasoning-tokens 512: Claude's thinking budget is at "
+                                    "least 1024 tokens"),
+    (("--seed", "3"), "--seed 3: Anthropic's Messages API has no seed"),
+])
+def test_what_claude_cannot_take_is_one_line_before_anything_is_sent(option, line):
+    done = run_pytest(*RULER, "--provider", "anthropic", "--model", "claude", *option,
+                      "--base-url", "http://127.0.0.1:9",
+                      env=child_env(ANTHROPIC_API_KEY=KEYS["anthropic"]))
+    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"ERROR: {line}" in done.stderr and "Traceback" not in done.stdout + done.stderr
+

@@ -29,9 +29,12 @@ class ToyAdapter:
     options: dict[str, str] = {}
     thinking = None
 
-    def __init__(self, base_url, api_key, *, timeout_s=600.0):
+    def __init__(self, base_url, api_key, *, timeout_s=600.0, headers=None):
         self.base_url, self.api_key, self.client = base_url or self.default_root, api_key, None
         self.sent = []
+
+    def shape(self, request, settings):
+        return request, {}
 
     def adapt(self, request):
         return request

@@ -1,5 +1,7 @@
 """The store's read side: each experiment's records come back as their own clean table."""
 
+import sqlite3
+
 from reporting.storage.records import SampleRecord
 from reporting.storage.store import ResultsStore, experiment_frames, records_frame
 
@@ -38,3 +40,30 @@ def test_records_round_trip_through_sqlite_and_jsonl(tmp_path):
     assert (tmp_path / "r" / "samples.jsonl").read_text().count("\n") == 1
     store.finish_run("r", 0)
     assert store.runs()[0]["exit_status"] == 0
+
+
+def test_a_run_read_once_is_what_each_read_apart_gives(tmp_path):
+    """read_run (the end of a run's one read): the row runs() gives, the records records()
+    gives (by node id, an unreadable one left out, said once), and every stored line in
+    arrival order, as write_jsonl writes them."""
+    warned = []
+    store = ResultsStore(tmp_path / "db.sqlite", warn=warned.append)
+    store.begin_run("r", {"options": {"scale": "test"}})
+    for name in ("b2", "a1", "c3"):
+        store.add(record("a", name, length=len(name)))
+    store.add(record("a", "a1", length=7))  # a replaced record arrives anew
+    with sqlite3.connect(tmp_path / "db.sqlite") as other:  # a record a crash left broken
+        other.execute("UPDATE samples SET record = '{not json' WHERE sample_id = 'c3'")
+    finished = store.finish_run("r", 3)
+    stored = store.read_run("r")
+    assert stored.row == store.runs()[0] and stored.row["finished_at"] == finished
+    assert [r.to_json() for r in stored.records] == [r.to_json() for r in store.records("r")]
+    assert [r.sample_id for r in stored.records] == ["a1", "b2"]
+    assert [r.params for r in stored.received({"b2"})] == [{"length": 2}]
+    store.write_jsonl("r", tmp_path / "from-store.jsonl")
+    store.write_jsonl("r", tmp_path / "from-read.jsonl", stored.texts)
+    assert (tmp_path / "from-read.jsonl").read_bytes() == \
+        (tmp_path / "from-store.jsonl").read_bytes()
+    assert [SampleRecord.from_json(stored.texts[i]).sample_id for i in (0, 2)] == ["b2", "a1"]
+    assert stored.texts[1] == "{not json"  # arrival order: b2, c3, then a1 again
+    assert len(warned) == 1 and "c3" in warned[0]
