@@ -26,7 +26,7 @@ def run(server: ScriptedServer, results: Path, run_id: str, *extra: str):
 
 def verdict_of(results: Path, run_id: str) -> dict:
     summary = json.loads((results / run_id / "summary.json").read_text())
-    return summary["experiments"]["repeated_words"]["verdict"]
+    return summary["verdicts"]["repeated_words"]
 
 
 def test_settle_reaches_the_full_grids_verdict_with_fewer_samples_and_resumes(tmp_path):
@@ -44,8 +44,9 @@ def test_settle_reaches_the_full_grids_verdict_with_fewer_samples_and_resumes(tm
     # every not-needed sample is named, and counted in the terminal and summary.json
     assert f"not_needed {outcomes['not_needed']}" in settled.stdout
     summary = json.loads((results / "settle" / "summary.json").read_text())
-    cells = summary["experiments"]["repeated_words"]["cells"]
+    cells = summary["experiments"]["repeated_words"]
     assert sum(c["outcomes"]["not_needed"] for c in cells) == outcomes["not_needed"]
+    assert summary["not_needed"] == {"repeated_words": outcomes["not_needed"]}
     # the verdict: the same effective length as the full grid's
     assert verdict_of(results, "settle")["effective_length"]["value"] == \
         verdict_of(results, "full")["effective_length"]["value"]
