@@ -29,7 +29,7 @@ from reporting import hooks
 from reporting.gating import thresholds
 from reporting.analysis import verdict_settings
 from reporting.experiments import catalog
-from reporting.storage.records import REPORT_ATTRIBUTE, SampleRecord
+from reporting.storage.records import REPORT_ATTRIBUTE, SampleRecord, encodable
 from reporting.storage.run import RunContext
 from reporting.storage.sqlite import STORAGE_ERRORS, STORAGE_FIX, storage_problem
 
@@ -202,13 +202,16 @@ class RunReporter:
         # pytest keeps every report to the end: the record's JSON (outputs of any length)
         # goes to the store, not along with it
         delattr(report, REPORT_ATTRIBUTE)
-        record = SampleRecord.from_json(payload)
         if self.store_error is not None:
             return
         try:
+            record = SampleRecord.from_json(payload)
             self.store.add(record, self.run.run_dir / "samples.jsonl", text=payload)
-        except STORAGE_ERRORS as error:
+        except STORAGE_ERRORS as error:  # the store's own fault (a full disk): the run stops
             self._store_failed(error)
+            return
+        except Exception as error:  # noqa: BLE001 -- this record alone: the run goes on
+            self._record_lost(report.nodeid, error)
             return
         self.received[report.nodeid] = (record.model_calls, record.cached_calls)
         self.model = self.model or record.model or {}
@@ -333,6 +336,17 @@ class RunReporter:
         self.lines.append((f"contextrot: the run's files were not written ({problem} in "
                            f"{run.results_dir}); the {len(self.received)} records received "
                            f"are stored: {STORAGE_FIX[problem]}, then {later}", "red"))
+
+    def _record_lost(self, nodeid: str, error: Exception) -> None:
+        """One record the store could not take (not a fault of the store's, which stops the
+        run): lost alone, said in one line now and at the end; the run goes on, and the same
+        command asks for that sample again."""
+        line = (f"contextrot: {nodeid}: its record could not be stored "
+                f"({type(error).__name__}: {str(error)[:200]}); it is lost, the run goes on, "
+                "and the same command runs it again")
+        line = encodable(line)  # (an error may quote what could not be encoded)
+        self.lines.append((line, "red"))
+        print(line, file=sys.stderr)
 
     def _store_failed(self, error: Exception) -> None:
         """The store cannot take a record (a full disk): the run stops, with one line; what

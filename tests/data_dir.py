@@ -7,6 +7,13 @@ folder. ``own_data_dir`` builds a folder of the test's own that reads as the use
 entry a link to the user's), then breaks or removes paths in it: every folder on such a path
 is made a real folder first (its entries linked one by one), and the path itself is written
 as a file of the test's own, never through a link.
+
+The tests read only the data they ship or build: ``hermetic_data_dir`` (the session's data
+directory, tests/conftest.py) is the user's less every optional registered file (SQuAD,
+HotpotQA, openai/mrcr, LongMemEval, GraphWalks, NoLiMa: a test that needs one builds it) and
+less any registered file whose digest is not the registered one (a partial download, another
+revision). ``excluded_files`` names what it left out; the user's own data is checked by a
+test of its own that skips naming such a file (tests/harness/test_data.py).
 """
 
 from __future__ import annotations
@@ -19,9 +26,41 @@ from typing import Iterable, Mapping
 from .subprocess_pytest import ROOT
 
 
+# where the session's own data directory was made from (tests/conftest.py sets both)
+USER_DATA_VARIABLE = "CONTEXTROT_TESTS_USER_DATA_DIR"
+
+
 def user_data_dir() -> Path:
-    """The data directory the tests read: ``$CONTEXTROT_DATA_DIR``, else ``../shared/data``."""
+    """The data directory the tests read: ``$CONTEXTROT_DATA_DIR``, else ``../shared/data``
+    (inside a session: its hermetic copy, ``hermetic_data_dir``)."""
     return Path(os.environ.get("CONTEXTROT_DATA_DIR") or ROOT.parent / "shared" / "data")
+
+
+def users_own_data_dir() -> Path:
+    """The user's own data directory, before the session made its hermetic copy."""
+    return Path(os.environ.get(USER_DATA_VARIABLE) or user_data_dir())
+
+
+def excluded_files(user: Path) -> dict[str, str]:
+    """The registered files of ``user`` that the tests must not read, each with why: every
+    optional one, and any whose sha256 is not the registered one."""
+    from fixtures.data.registry import REGISTRY, file_sha256
+
+    found = {}
+    for name, entry in sorted(REGISTRY.items()):
+        path = user / name
+        if not path.is_file():
+            continue
+        if entry.optional:
+            found[name] = "optional: a test that needs it builds its own"
+        elif entry.sha256 and file_sha256(path) != entry.sha256:
+            found[name] = f"its sha256 is not the registered {entry.sha256[:16]}..."
+    return found
+
+
+def hermetic_data_dir(folder: Path, user: Path) -> Path:
+    """``folder``: ``user``'s data directory as links, less ``excluded_files(user)``."""
+    return own_data_dir(folder, without=list(excluded_files(user)), user=user)
 
 
 def own_data_dir(folder: Path, *, files: Mapping[str, bytes] = {},

@@ -43,7 +43,7 @@ MAX_TOKENS = 2048
 ANTHROPIC_MIN_COMPACTION = 50_000
 # the provider-native conditions' kinds and the provider each needs
 NATIVE_PROVIDERS = {"anthropic-clear": "anthropic", "anthropic-thinking": "anthropic",
-                    "anthropic-compact": "anthropic"}
+                    "anthropic-compact": "anthropic", "openai-compact": "openai-responses"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,11 +57,15 @@ class Condition:
     @property
     def name(self) -> str:
         """``full``, ``clear:2``, ``drop:0.5``, ``compact:16384``, ``compact:0.5``,
-        ``anthropic-thinking:all``: the record's ``params.condition``."""
+        ``anthropic-thinking:all``: the record's ``params.condition``, which
+        ``parse_conditions`` reads back as this condition (a threshold in whole tokens: ``:g``
+        wrote 1m as ``1.04858e+06``, which it refuses)."""
         if self.kind == "full":
             return self.kind
         if self.kind == "anthropic-thinking" and not self.value:
             return f"{self.kind}:all"
+        if self.kind in ("compact", "anthropic-compact") and self.value > 1:
+            return f"{self.kind}:{int(self.value)}"
         return f"{self.kind}:{self.value:g}"
 
     @property
@@ -77,6 +81,8 @@ class Condition:
             return "antthinking" + (f"{int(self.value):02d}" if self.value else "all")
         if self.kind == "anthropic-compact":
             return "antcompaction" + length_id(int(self.value)).removeprefix("ctx")
+        if self.kind == "openai-compact":
+            return "oaicompaction" + length_id(int(self.value)).removeprefix("ctx")
         if self.kind == "compact" and self.value > 1:
             return "compact" + length_id(int(self.value)).removeprefix("ctx")
         return f"{self.kind}{round(self.value * 100):03d}"
@@ -94,7 +100,7 @@ class Condition:
         with thinking kept (``anthropic-thinking:all``)."""
         if self.kind == "anthropic-clear":
             return Condition("clear", self.value).name
-        if self.kind == "anthropic-compact":
+        if self.kind in ("anthropic-compact", "openai-compact"):
             return Condition("compact", self.value).name
         if self.kind == "anthropic-thinking" and self.value:
             return Condition("anthropic-thinking").name
@@ -121,6 +127,9 @@ class Condition:
         elif self.kind == "anthropic-compact":
             edit = {"type": "compact_20260112",
                     "trigger": {"type": "input_tokens", "value": int(self.value)}}
+        elif self.kind == "openai-compact":  # the Responses API's server-side compaction
+            return {"context_management": [{"type": "compaction",
+                                            "compact_threshold": int(self.value)}]}
         else:
             return {}
         return {"context_management": {"edits": [edit]}}
@@ -134,14 +143,15 @@ def mitigated(condition: str) -> bool:
     return condition != FULL.name
 CONDITION = re.compile(r"(full)|(clear):(\d+)|(drop|trim):(0?\.\d+|1(?:\.0*)?)|"
                        r"(compact):(0?\.\d+|\S+)|(anthropic-clear):(\d+)|"
-                       r"(anthropic-thinking):(\d+|all)|(anthropic-compact):(\S+)")
+                       r"(anthropic-thinking):(\d+|all)|(anthropic-compact|openai-compact):(\S+)")
 CONDITION_HELP = ("full, clear:K (keep the last K tool results, 1-99), drop:F or trim:F (F a "
                   "fraction of 0.01 to 1 in hundredths), compact:T (T tokens, e.g. 32k, or a "
                   "fraction of each length, e.g. 0.5); with --provider anthropic its own "
                   "context management: anthropic-clear:K (tool-result clearing, keep K), "
                   "anthropic-thinking:N or :all (thinking of the last N turns kept, or all; "
                   "needs --thinking on), anthropic-compact:T (server compaction at T tokens, "
-                  "at least 50k)")
+                  "at least 50k); with --provider openai-responses openai-compact:T (the "
+                  "Responses API's server-side compaction at T tokens)")
 
 
 def parse_conditions(value: str) -> tuple[Condition, ...]:
@@ -177,7 +187,7 @@ def _condition(match: re.Match) -> Condition | None:
                                      "compact:32k")
     except ValueError:
         return None
-    if native_compact and threshold < ANTHROPIC_MIN_COMPACTION:
+    if native_compact == "anthropic-compact" and threshold < ANTHROPIC_MIN_COMPACTION:
         return None  # (the API's minimum trigger)
     return Condition(compact or native_compact, threshold)
 

@@ -112,13 +112,11 @@ async def solve(sample, ctx):
 
 def cannot_run(mode: str, condition, model, ctx) -> str | None:
     """The one line of a sample this run cannot ask for: a native condition on another
-    provider, thinking cleared where there is no thinking, or a trajectory's forced submit
-    where Anthropic refuses it (thinking on); None: it runs."""
+    provider, or thinking cleared where there is no thinking; None: it runs. (A trajectory's
+    forced submit with thinking on goes to Anthropic as ``auto``: its adapter says so once
+    and the run's identity records it, docs/providers.md.)"""
     provider = getattr(model, "provider", None) or ctx.option("provider") or "openai"
     thinks = bool(getattr(model, "thinking_budget", 0))
-    if mode == "trajectory" and provider == "anthropic" and thinks:
-        return ("a trajectory forces its submit, and Anthropic refuses a forced tool_choice "
-                "with thinking on: run it with --thinking off, or --agent-modes live")
     needed = condition.provider
     if needed is None:
         return None

@@ -82,7 +82,7 @@ def arguments(call: dict) -> dict | None:
         return text
     try:
         found = json.loads(text or "{}")
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # (nested past the parser: malformed)
         return None
     return found if isinstance(found, dict) else None
 

@@ -131,7 +131,9 @@ class Transcript:
                          for m in shown)
 
 
-Respond = Callable[[list[dict[str, str]]], Awaitable["str | None"]]  # None: overflowed
+# a reply's text, or the assistant message to send back (its content the answer, beside what
+# the API wants back with it: the Responses API's reasoning); None: overflowed
+Respond = Callable[[list[dict[str, str]]], Awaitable["str | dict | None"]]
 
 
 async def play(conversation: Conversation, task_description: str, respond: Respond, *,
@@ -156,8 +158,9 @@ async def play(conversation: Conversation, task_description: str, respond: Respo
         if reply is None:
             messages.pop()
             return Transcript(messages, log, "overflow")
-        messages.append({"role": "assistant", "content": reply})
-        entry = conversation.judge(turn, reply)
+        sent_back = reply if isinstance(reply, dict) else {"role": "assistant", "content": reply}
+        messages.append(sent_back)
+        entry = conversation.judge(turn, sent_back["content"])
         log.append(entry)
         why = ending(entry)
         if why is not None:

@@ -57,7 +57,7 @@ async def solve(sample, ctx):
         sent["served"] = completion.prompt_tokens
         sent["o200k_in"] += sent["o200k_last"]
         sent["o200k_out"] += tokenizer.count(completion.text)
-        return completion.text
+        return completion.turn()  # the answer, and what the API wants back with it
 
     dialogue = conversation.Conversation(words, pool, random.Random(sample.rng_seed),
                                          adversarial_pool=sample.adversarial_pool,

@@ -20,6 +20,7 @@ import pandas as pd
 
 from reporting.experiments import Experiment
 from reporting.storage.records import OUTCOMES
+from reporting.analysis.blocks import blocked, interval_text, with_blocks
 from reporting.analysis.stats import mean_interval
 from reporting.analysis.summary import cached_share
 
@@ -71,7 +72,9 @@ class CurvePoint:
     low: float | None
     high: float | None
     n: int  # scored samples
-    unscored: int  # samples at this x that were skipped, overflowed, refused or errored
+    unscored: int  # samples at this x that were skipped, overflowed, blocked, refused or errored
+    blocked: int = 0  # of those, the samples the provider blocked
+    with_blocked: dict | None = None  # the mean with each block scored 0 (blocks.with_blocks)
 
 
 def curve(frame: pd.DataFrame, experiment: Experiment, x: str) -> list[CurvePoint]:
@@ -79,15 +82,16 @@ def curve(frame: pd.DataFrame, experiment: Experiment, x: str) -> list[CurvePoin
     mine = frame[frame["experiment"] == experiment.name] if not frame.empty else frame
     if mine.empty or x not in mine:
         return []
-    good = scored(mine, experiment)
+    good, stopped = scored(mine, experiment), blocked(mine)
     points = []
     for value in sorted_values(mine[x]):
         values = good.loc[good[x] == value, experiment.metric].tolist() if not good.empty \
             else []
         mean, low, high, n = mean_interval(values, experiment.metric_kind)
         total = int((mine[x] == value).sum())
+        blocks = int((stopped[x] == value).sum()) if not stopped.empty else 0
         points.append(CurvePoint(_plain(value), _finite(mean), _finite(low), _finite(high), n,
-                                 total - n))
+                                 total - n, blocks, with_blocks(values, blocks, experiment)))
     return points
 
 
@@ -128,10 +132,14 @@ def fixed_width(header: Sequence[str], body: Sequence[Sequence[str]]) -> str:
 
 def curve_text(experiment: Experiment, points: Sequence[CurvePoint], x: str) -> str:
     metric = short(experiment.metric)
+    blocks = any(p.blocked for p in points)  # the provider's blocks, beside the rate
     body = [[value_text(p.value),
              "—" if p.mean is None else f"{number(p.mean)} [{number(p.low)}, {number(p.high)}]",
-             str(p.n), str(p.unscored)] for p in points]
-    return fixed_width([short(x), f"{metric} [95% CI]", "n", "not scored"], body)
+             str(p.n), str(p.unscored),
+             *([str(p.blocked), interval_text(p.with_blocked)] if blocks else [])]
+            for p in points]
+    return fixed_width([short(x), f"{metric} [95% CI]", "n", "not scored",
+                        *(["blocked", WITH_BLOCKED] if blocks else [])], body)
 
 
 def matrix_text(experiment: Experiment, frame: pd.DataFrame, x: str, y: str) -> str:
@@ -172,8 +180,11 @@ def cells_markdown(experiments: dict[str, Experiment], summaries: dict[str, list
         columns = list(rows[0]["cell"]) if rows else []
         # budgets and thinking, where any sample of the experiment met them
         extra = [k for k in BUDGET_COLUMNS if any(row.get(k) for row in rows)]
+        # the headline with each block scored 0, beside it, where the provider blocked any
+        blocks = any(row.get("with_blocked") for row in rows)
         header = [*columns, f"{short(experiment.metric)} (mean)", "95% interval", "n scored",
-                  *OUTCOMES, "prompt tokens cached", *(BUDGET_COLUMNS[k] for k in extra)]
+                  *OUTCOMES, *([WITH_BLOCKED] if blocks else []), "prompt tokens cached",
+                  *(BUDGET_COLUMNS[k] for k in extra)]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for row in rows:
             interval = "—" if row["ci_low"] is None else \
@@ -181,6 +192,8 @@ def cells_markdown(experiments: dict[str, Experiment], summaries: dict[str, list
             lines.append("| " + " | ".join([*(str(row["cell"][c]) for c in columns),
                                             number(row["mean"]), interval, str(row["n"]),
                                             *(str(row["outcomes"][o]) for o in OUTCOMES),
+                                            *([interval_text(row.get("with_blocked"))]
+                                              if blocks else []),
                                             cached_share(row["prompt_tokens"],
                                                          row.get("cached_tokens")),
                                             *(_shown(row.get(k)) for k in extra)])
@@ -193,18 +206,23 @@ def cells_csv(summaries: dict[str, list[dict]]) -> str:
     handle = io.StringIO()
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(["experiment", "cell", "metric", "mean", "ci_low", "ci_high", "n",
-                     *OUTCOMES, "prompt_tokens", "completion_tokens", "latency_s",
+                     *OUTCOMES, *(f"with_blocked_{k}" for k in INTERVAL_KEYS),
+                     "prompt_tokens", "completion_tokens", "latency_s",
                      "cached_tokens", *BUDGET_COLUMNS])
     for name, rows in summaries.items():
         for row in rows:
+            with_blocked = row.get("with_blocked") or {}
             writer.writerow([name, " ".join(f"{k}={v}" for k, v in row["cell"].items()),
                              row["metric"], row["mean"], row["ci_low"], row["ci_high"],
                              row["n"], *(row["outcomes"][o] for o in OUTCOMES),
+                             *(with_blocked.get(k) for k in INTERVAL_KEYS),
                              row["prompt_tokens"], row["completion_tokens"], row["latency_s"],
                              row.get("cached_tokens"), *(row.get(k) for k in BUDGET_COLUMNS)])
     return handle.getvalue()
 
 
+WITH_BLOCKED = "with blocks scored 0 [95% CI]"
+INTERVAL_KEYS = ("mean", "ci_low", "ci_high", "n")
 BUDGET_COLUMNS = {"hit_output_limit": "hit output limit",
                   "thinking_ran_out": "thinking ran out",
                   "reasoning_tokens": "reasoning tokens (mean)"}

@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 
+from reporting.analysis.blocks import blocked, with_blocks
 from reporting.analysis.budgets import cell_counts
 from reporting.experiments import Experiment
 from reporting.storage.records import OUTCOMES
@@ -19,8 +20,9 @@ def cell_label(experiment: Experiment, row: pd.Series) -> str:
 def summarize(frame: pd.DataFrame, experiment: Experiment) -> list[dict]:
     """One row per grid cell: outcome counts, headline mean with its 95% interval, tokens, time.
 
-    The headline metric is computed over ``ok`` samples only: skipped, overflowed, refused
-    and errored samples are counted, never averaged in as zeros.
+    The headline metric is computed over ``ok`` samples only: skipped, overflowed, blocked,
+    refused and errored samples are counted, never averaged in as zeros. Where the provider
+    blocked samples, ``with_blocked`` is the headline with each block scored 0 beside it.
     """
     if frame.empty:
         return []
@@ -39,6 +41,7 @@ def summarize(frame: pd.DataFrame, experiment: Experiment) -> list[dict]:
             "metric": experiment.metric.split(".")[-1],
             "mean": _finite(mean), "ci_low": _finite(low), "ci_high": _finite(high), "n": n,
             "outcomes": {o: int((cell["outcome"] == o).sum()) for o in OUTCOMES},
+            "with_blocked": with_blocks(values, len(blocked(cell)), experiment),
             "prompt_tokens": int(cell.get("prompt_tokens", pd.Series(dtype=float))
                                  .fillna(0).sum()),
             "completion_tokens": int(cell.get("completion_tokens", pd.Series(dtype=float))

@@ -15,12 +15,17 @@ written by its ``write_eval_log``, never by hand, from the run's records alone. 
   with the reply as its answer (the viewer's Answer column), the grid parameters as metadata
   and the rest of the record under ``metadata["contextrot"]``; usage (cached and reasoning
   tokens included) as the sample's model usage; one model event (the request and its reply:
-  the viewer's transcript);
+  the viewer's transcript); a sample of many requests (a tool loop: the recorder's
+  ``details["transcript"]``) one model event per request and one tool event per tool result,
+  its messages the last request's and its reply;
 - an error is the sample's error, an overflow the stop reason ``model_length`` (inspect's own
-  mark of a context window exceeded), a skip a ``custom`` limit (the reason in metadata); a
-  refusal is scored, its outcome in metadata;
+  mark of a context window exceeded), a provider's block the stop reason ``content_filter``
+  (unscored; what blocked it in metadata), a skip a ``custom`` limit (the reason in
+  metadata); a refusal is scored, its outcome in metadata;
 - results: per score its mean, 95% interval and sample count; the headline's means along the
-  length axis (else its most varied grid column) and the verdict's numbers.
+  length axis (else its most varied grid column), beside them the headline with each block
+  scored 0 where the provider blocked samples, and the verdict's numbers; each outcome's
+  count (``blocked`` among them) in the results' metadata.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from reporting.experiments import Experiment
-from reporting.storage.records import SampleRecord
+from reporting.storage.records import SampleRecord, encodable
 
 if TYPE_CHECKING:  # the plugin checks the extra at start-up: pandas loads when logs are made
     import pandas as pd
@@ -202,14 +207,20 @@ def _sample(record: SampleRecord, model: str, experiment: Experiment | None):
     messages = [_message(m, f"{record.sample_id}/{i}") for i, m in enumerate(record.messages)]
     output = _output(record, model)
     usage = _usage(record)
+    transcript = record.details.get("transcript")
+    if isinstance(transcript, dict) and transcript.get("requests"):
+        conversation, events = _episode(record, transcript, model)
+    else:
+        conversation = messages + [c.message for c in output.choices]
+        events = _events(record, messages, output, model)
     return EvalSample(
         id=record.sample_id, epoch=1, input=messages or "",
         target=_target(record, experiment),
-        messages=messages + [c.message for c in output.choices],
+        messages=conversation,
         output=output,
         scores={k: Score(value=v, answer=record.output) for k, v in record.scores.items()
                 if _score_value(v)},
-        events=_events(record, messages, output, model),
+        events=events,
         metadata={**record.params, METADATA_KEY: kept},
         model_usage={model: usage} if usage is not None else {},
         total_time=round(record.latency_s, 6),
@@ -261,9 +272,9 @@ def _tool_call(call: dict):
 
     function = call.get("function") or {}
     text = function.get("arguments") or "{}"
-    try:
-        arguments, error = json.loads(text), None
-    except ValueError as problem:
+    try:  # (JSON text may escape what UTF-8 cannot hold: a lone surrogate stays escaped)
+        arguments, error = encodable(json.loads(text)), None
+    except (ValueError, RecursionError) as problem:  # (nested past the parser's depth)
         arguments, error = {}, f"{problem}: {text[:200]}"
     if not isinstance(arguments, dict):
         arguments, error = {}, f"not a JSON object: {text[:200]}"
@@ -283,8 +294,9 @@ def _output(record: SampleRecord, model: str):
         return ModelOutput(model=model, usage=_usage(record))
     parts = ([ContentReasoning(reasoning=record.thinking)] if record.thinking is not None
              else []) + ([ContentText(text=record.output)] if record.output is not None else [])
-    stop = "model_length" if record.outcome == "overflow" \
-        else _STOP_REASONS.get(record.finish_reason or "", "unknown")
+    stop = "model_length" if record.outcome == "overflow" else "content_filter" \
+        if record.outcome == "blocked" else _STOP_REASONS.get(record.finish_reason or "",
+                                                              "unknown")
     return ModelOutput(model=model, completion=record.output or "", usage=_usage(record),
                        choices=[ChatCompletionChoice(
                            message=ChatMessageAssistant(id=f"{record.sample_id}/answer",
@@ -296,7 +308,7 @@ def _events(record: SampleRecord, messages: list, output, model: str) -> list:
     """The request and its reply as one model event, which the viewer's transcript shows;
     none where no request was answered. Its time is the record's (the same run exports the
     same logs), its config what the request was sent with."""
-    from inspect_ai.log import ModelEvent
+    from inspect_ai.event import ModelEvent
 
     if not output.choices:
         return []
@@ -304,6 +316,64 @@ def _events(record: SampleRecord, messages: list, output, model: str) -> list:
     return [ModelEvent(uuid=f"{record.sample_id}/model", model=model, input=messages,
                        tools=[], tool_choice="none", config=_generate_config([record]),
                        output=output, working_start=0.0, **stamp)]
+
+
+def _episode(record: SampleRecord, transcript: dict, model: str) -> tuple[list, list]:
+    """A sample of many requests (a tool loop, a conversation; the recorder's
+    ``details["transcript"]``) as inspect shows an agent's run: one model event per request
+    (the messages it sent, the reply: its calls, a compaction's summary), one tool event per
+    tool result the next request carried, after the call it answers; the conversation is the
+    last request's messages and its reply."""
+    from inspect_ai.event import ModelEvent, ToolEvent
+    from inspect_ai.model import ChatCompletionChoice, ModelOutput
+
+    messages = [_message(m, f"{record.sample_id}/t{i}")
+                for i, m in enumerate(transcript.get("messages") or [])]
+    stamp = {"timestamp": record.finished_at} if record.finished_at else {}
+    usage = record.details.get("requests") or []
+    calls: dict[str, Any] = {}  # call id -> inspect's ToolCall, from the replies so far
+    shown: set[int] = set()  # tool results already shown
+    events: list = []
+    conversation: list = []
+    for number, request in enumerate(transcript["requests"]):
+        sent = [messages[i] for i in request.get("sent") or ()]
+        for i in request.get("sent") or ():
+            message = messages[i]
+            if message.role == "tool" and i not in shown:
+                shown.add(i)
+                call = calls.get(message.tool_call_id or "")
+                events.append(ToolEvent(
+                    uuid=f"{record.sample_id}/tool/{i}", id=message.tool_call_id or "",
+                    function=call.function if call else "", arguments=call.arguments
+                    if call else {}, result=message.text, working_start=0.0, **stamp))
+        reply = messages[request["reply"]] if request.get("reply") is not None else None
+        for call in getattr(reply, "tool_calls", None) or ():
+            calls[call.id] = call
+        stop = "model_length" if request.get("outcome") == "overflow" else \
+            _STOP_REASONS.get(request.get("finish_reason") or "", "unknown")
+        counted = usage[number] if number < len(usage) else {}
+        output = ModelOutput(model=model, completion=reply.text if reply else "",
+                             usage=_model_usage(
+                                 counted.get("prompt_tokens"), counted.get("completion_tokens"),
+                                 counted.get("cached_tokens")),
+                             choices=[ChatCompletionChoice(message=reply, stop_reason=stop)]
+                             if reply is not None else [])
+        events.append(ModelEvent(
+            uuid=f"{record.sample_id}/model/{number}", model=model, input=sent, tools=[],
+            tool_choice=_tool_choice(request.get("tool_choice")),
+            config=_generate_config([record]), output=output, working_start=0.0, **stamp))
+        conversation = sent + ([reply] if reply is not None else [])
+    return conversation, events
+
+
+def _tool_choice(choice: Any):
+    """OpenAI's ``tool_choice`` as inspect's: "auto", "none", "any" (required) or a named
+    function."""
+    from inspect_ai.tool import ToolFunction
+
+    if isinstance(choice, dict):
+        return ToolFunction(name=str((choice.get("function") or {}).get("name") or ""))
+    return {"required": "any", "none": "none"}.get(str(choice), "auto")
 
 
 def _target(record: SampleRecord, experiment: Experiment | None) -> str | list[str]:
@@ -322,15 +392,19 @@ def _target(record: SampleRecord, experiment: Experiment | None) -> str | list[s
 
 def _usage(record: SampleRecord):
     """The record's tokens as inspect's usage; None where the endpoint reported none."""
+    return _model_usage(record.prompt_tokens, record.completion_tokens, record.cached_tokens,
+                        record.reasoning_tokens)
+
+
+def _model_usage(prompt: int | None, completion: int | None, cached: int | None,
+                 reasoning: int | None = None):
     from inspect_ai.model import ModelUsage
 
-    if record.prompt_tokens is None and record.completion_tokens is None:
+    if prompt is None and completion is None:
         return None
-    prompt, completion = record.prompt_tokens or 0, record.completion_tokens or 0
-    return ModelUsage(input_tokens=prompt, output_tokens=completion,
-                      total_tokens=prompt + completion,
-                      input_tokens_cache_read=record.cached_tokens,
-                      reasoning_tokens=record.reasoning_tokens)
+    return ModelUsage(input_tokens=prompt or 0, output_tokens=completion or 0,
+                      total_tokens=(prompt or 0) + (completion or 0),
+                      input_tokens_cache_read=cached, reasoning_tokens=reasoning)
 
 
 def _sum(usages: Iterable):
@@ -376,6 +450,7 @@ def _score(records: list[SampleRecord], name: str, headline: Experiment | None,
     """One score's EvalScore over the ``ok`` samples (None: not a number)."""
     from inspect_ai.log import EvalMetric, EvalScore
 
+    from reporting.analysis.blocks import with_blocks
     from reporting.analysis.curve_tables import curve, curve_axes, short
     from reporting.analysis.stats import is_binary, mean_interval
 
@@ -391,6 +466,12 @@ def _score(records: list[SampleRecord], name: str, headline: Experiment | None,
     metrics = _metrics(EvalMetric, {"mean": mean, "ci_low": low, "ci_high": high}, n,
                        f"95% {interval} interval")
     if headline is not None:
+        blocks = sum(r.outcome == "blocked" for r in records)
+        if (beside := with_blocks(numbers, blocks, headline)) is not None:
+            metrics.update(_metrics(EvalMetric, {
+                "mean_with_blocked": beside["mean"], "ci_low_with_blocked": beside["ci_low"],
+                "ci_high_with_blocked": beside["ci_high"]}, beside["n"],
+                f"{blocks} samples the provider blocked, each scored 0"))
         x, _ = curve_axes(frame, headline)
         for point in curve(frame, headline, x) if x else ():
             metrics.update(_metrics(EvalMetric, {f"{short(x)}={point.value}": point.mean},

@@ -23,8 +23,9 @@ import pandas as pd
 from reporting import plots
 from reporting.gating.compare import CellDelta, RunData, format_deltas, run_identity
 from reporting.analysis import published
-from reporting.analysis.curve_tables import (CurvePoint, curve, curve_axes, matrix, number,
-                                             short, value_text)
+from reporting.analysis.blocks import interval_text
+from reporting.analysis.curve_tables import (WITH_BLOCKED, CurvePoint, curve, curve_axes,
+                                             matrix, number, short, value_text)
 from reporting.experiments import Experiment
 from reporting.storage.records import OUTCOMES
 from reporting.storage.store import experiment_frames
@@ -171,8 +172,9 @@ def identity_section(run_id: str, info: dict, frame: pd.DataFrame, *, started: s
 
 def summary_table(experiment: Experiment, rows: list[dict]) -> str:
     metric = experiment.metric.split(".")[-1]
+    blocks = any(row.get("with_blocked") for row in rows)  # the rate with them, beside it
     header = ["cell", f"{metric} (mean)", "95% interval", "n scored", *OUTCOMES,
-              "tokens in / out", "time s"]
+              *([WITH_BLOCKED] if blocks else []), "tokens in / out", "time s"]
     body = []
     for row in rows:
         interval = "—" if row["ci_low"] is None else \
@@ -180,6 +182,7 @@ def summary_table(experiment: Experiment, rows: list[dict]) -> str:
         mean = "—" if row["mean"] is None else f"{row['mean']:.3f}"
         body.append([escape(" ".join(f"{k}={v}" for k, v in row["cell"].items())), mean, interval,
                      row["n"], *(row["outcomes"][o] for o in OUTCOMES),
+                     *([interval_text(row.get("with_blocked"))] if blocks else []),
                      f"{row['prompt_tokens']} / {row['completion_tokens']}" + (
                          "" if row.get("cached_tokens") is None
                          else f" ({row['cached_tokens']} cached)"),
@@ -475,12 +478,16 @@ def curve_section(frame: pd.DataFrame, experiment: Experiment) -> str:
     if x is None:
         return ""
     metric = short(experiment.metric)
+    points = curve(frame, experiment, x)
+    blocks = any(p.blocked for p in points)  # the provider's blocks, and the rate with them
     rows = [[escape(value_text(p.value)), number(p.mean),
-             "—" if p.mean is None else f"[{number(p.low)}, {number(p.high)}]", p.n, p.unscored]
-            for p in curve(frame, experiment, x)]
+             "—" if p.mean is None else f"[{number(p.low)}, {number(p.high)}]", p.n, p.unscored,
+             *([p.blocked, interval_text(p.with_blocked)] if blocks else [])]
+            for p in points]
     parts = [f"<h3>{escape(metric)} by {escape(short(x))}</h3>",
-             html_table([short(x), f"{metric} (mean)", "95% interval", "n scored", "not scored"],
-                    rows, numeric={1, 2, 3, 4})]
+             html_table([short(x), f"{metric} (mean)", "95% interval", "n scored", "not scored",
+                         *(["blocked", WITH_BLOCKED] if blocks else [])],
+                        rows, numeric=set(range(1, 7 if blocks else 5)))]
     if y is not None:
         ys, xs, cells = matrix(frame, experiment, x, y)
         body = [[escape(value_text(yv)), *(f"{number(cells[(yv, xv)][0])} (n={cells[(yv, xv)][1]})"

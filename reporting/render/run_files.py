@@ -22,6 +22,7 @@ import pandas as pd
 
 from reporting.gating.compare import run_identity
 from reporting.analysis.aggregations import aggregation_findings
+from reporting.analysis.blocks import block_findings
 from reporting.analysis.budgets import budget_findings
 from reporting.analysis.cliffs import cliff_findings
 from reporting.analysis.curve_tables import write_cells
@@ -62,9 +63,11 @@ def findings_of(frame: pd.DataFrame, experiments: dict[str, Experiment]) -> dict
             continue
         finder = experiments[name].finder()
         result = dict(finder(part) or {}) if finder is not None else {}
-        # budgets that ran out, cliffs of the curve, the field's aggregates: every
-        # experiment's (each {} when it has nothing to say)
-        for key, extra in (("budget", budget_findings(part, experiments[name])),
+        # the provider's blocks (the rate without and with them), budgets that ran out,
+        # cliffs of the curve, the field's aggregates: every experiment's (each {} when it
+        # has nothing to say)
+        for key, extra in (("blocks", block_findings(part, experiments[name])),
+                           ("budget", budget_findings(part, experiments[name])),
                            ("cliffs", cliff_findings(part, experiments[name])),
                            ("aggregations", aggregation_findings(part, experiments[name]))):
             if extra:

@@ -14,9 +14,13 @@ import json
 import math
 from typing import Any
 
+# "blocked": the provider answered with a block instead of an answer (a refusal, a safety or
+# recitation filter, a blocked prompt, a malformed function call: the record's ``reason``
+# names it, ``details["block"]`` is its code); neither a wrong answer nor an error, never
+# scored, counted beside the rate
 # not_needed: --settle found the sample's length settled without it (never a failure)
 NOT_NEEDED = "not_needed"
-OUTCOMES = ("ok", "skipped", "overflow", "refused", "error", NOT_NEEDED)
+OUTCOMES = ("ok", "skipped", "overflow", "blocked", "refused", "error", NOT_NEEDED)
 REPORT_ATTRIBUTE = "contextrot_record"  # the teardown report's attribute carrying the JSON
 SCHEMA_VERSION = 1
 
@@ -26,9 +30,30 @@ MESSAGE_EXCERPT_CHARS = 20_000
 
 
 def stimulus_hash(payload: Any) -> str:
-    """sha256 of a canonical JSON rendering: equal stimuli hash equal on any machine."""
+    """sha256 of a canonical JSON rendering: equal stimuli hash equal on any machine (a lone
+    surrogate hashed as its code unit, where UTF-8 has none)."""
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def encodable(value: Any) -> Any:
+    """``value`` with each character UTF-8 cannot encode (a lone surrogate, ``\\ud83d``: half
+    an emoji, as a JavaScript encoder writes a string cut inside a pair) written as its
+    escape, the six characters ``\\ud83d``, in every string of it (keys too): what a file,
+    the store, a report or an xdist message can hold (a copy; equal where there is none)."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, (list, tuple)):
+        return type(value)(encodable(item) for item in value)
+    if isinstance(value, dict):
+        return {encodable(key): encodable(item) for key, item in value.items()}
+    return value
 
 
 def excerpt(text: str, limit: int = MESSAGE_EXCERPT_CHARS) -> str:
@@ -94,7 +119,7 @@ class SampleRecord:
         self.finished_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
     def to_json(self) -> str:
-        return json.dumps(_finite(dataclasses.asdict(self)), ensure_ascii=False,
+        return json.dumps(encodable(_finite(dataclasses.asdict(self))), ensure_ascii=False,
                           allow_nan=False, default=_plain)
 
     @classmethod

@@ -156,9 +156,28 @@ def test_what_a_run_cannot_ask_for_is_one_line():
     assert "--provider anthropic" in cannot("live", native, Model("openai"), None)
     assert "--thinking on" in cannot("live", thinking, Model("anthropic"), None)
     assert cannot("live", thinking, Model("anthropic", 1024), None) is None
-    # Anthropic refuses a forced tool choice while thinking: the trajectory's submit
-    assert "--agent-modes live" in cannot("trajectory", grid.FULL, Model("anthropic", 1024),
-                                          None)
+    # a trajectory runs on every provider: its forced submit, where Anthropic refuses it
+    # with thinking on, is the adapter's "auto sent instead" (tests/harness/test_provider_matrix)
+    assert cannot("trajectory", grid.FULL, Model("anthropic", 1024), None) is None
     assert cannot("trajectory", grid.FULL, Model("openai", 1024), None) is None
     assert all("\n" not in (cannot(*case) or "") for case in (
         ("live", native, Model("openai"), None), ("live", thinking, Model("anthropic"), None)))
+
+
+@pytest.mark.parametrize("typed, name, ident", [
+    ("compact:1m", "compact:1048576", "compact1m"), ("compact:1000k", "compact:1024000",
+                                                     "compact1000k"),
+    ("compact:32k", "compact:32768", "compact32k"), ("compact:2000000", "compact:2000000",
+                                                     "compact2000000t"),
+    ("clear:2", "clear:2", "clear02"), ("drop:0.25", "drop:0.25", "drop025"),
+    ("compact:0.5", "compact:0.5", "compact050"),
+    ("anthropic-compact:1m", "anthropic-compact:1048576", "antcompaction1m")])
+def test_a_condition_reads_back_as_itself_from_its_name(typed, name, ident):
+    """The record's ``params.condition`` is read again for each sample (``condition_of``): a
+    name written as ``compact:1.04858e+06`` was refused as a value never typed."""
+    (condition,) = grid.parse_conditions(typed)
+    assert condition.name == name and grid.parse_conditions(name) == (condition,)
+    assert condition.id == ident
+    (sample,) = grid.build(settings(agent_lengths="8k", agent_samples=1, agent_modes="live",
+                                    agent_conditions=typed, agent_needles="1"))
+    assert sample.condition == name and sample.condition_of() == condition

@@ -373,6 +373,35 @@ ROWS: dict[str, Row] = {
     "rate-limited": Row(ONE, 0, "samples: 1 received of 1 expected",
                         fault=lambda server: fill(server, *[Fault(
                             429, headers={"Retry-After": "0"})] * 3)),
+    # 429s that no wait mends stop the run at their first answer; one that keeps coming ends
+    # the sample within --rate-limit-wait
+    "spend-cap-429": Row(ONE, 2, r"Interrupted: contextrot: http://127\.0\.0\.1:\d+/v1 "
+                         r"answered 429 \(You exceeded your current quota, please check your "
+                         r"plan and billing details\.\): a spend cap or a quota used up; no wait "
+                         r"mends it: .*then run the same command again",
+                         fault=lambda server: fill(server, always=Fault(429, {"error": {
+                             "message": "You exceeded your current quota, please check your "
+                                        "plan and billing details.",
+                             "type": "insufficient_quota", "code": "insufficient_quota"}})),
+                         xdist=True, server_text=True),
+    "retry-after-12-h": Row(ONE, 2, r"answered 429 \(injected fault 429\) and asks to wait "
+                            r"12 h, longer than --rate-limit-wait 300 s: the run stops",
+                            fault=lambda server: fill(server, always=Fault(
+                                429, headers={"Retry-After": "43200"}))),
+    "rate-limited-forever": Row(
+        ["--rate-limit-wait", "2", *ONE], 1,
+        r"answered 429 \(injected fault 429\) for [23] s with no answer between: the sample "
+        r"ends \(gave up after \d+ requests; --rate-limit-wait 2 s\)",
+        fault=lambda server: fill(server, always=Fault(429))),
+    "rate-limit-wait-0": Row(["--rate-limit-wait", "0", *ONE], 4,
+                             "^ERROR: --rate-limit-wait 0: give a positive number"),
+    # a provider's block: an outcome of its own, counted, never a failure
+    "content-filter-is-a-block": Row(
+        ONE, 0, r"1 of 1 samples blocked by the provider \(finish_reason content_filter 1\)",
+        fault=lambda server: fill(server, Fault(200, {**EMPTY_ANSWER, "choices": [
+            {"index": 0, "finish_reason": "content_filter",
+             "message": {"role": "assistant", "content": None}}]})),
+        check=one_record(lambda r: r["outcome"] == "blocked"), server_text=True),
     "unavailable-503": Row(ONE, 0, "samples: 1 received of 1 expected",
                            fault=lambda server: fill(server, *[Fault(
                                503, headers={"Retry-After": "0"})] * 2)),

@@ -117,8 +117,8 @@ def test_a_provider_without_openai_compatibility_measures_no_chat_template(toy, 
 
 
 def test_an_unregistered_provider_is_one_line():
-    with pytest.raises(ValueError, match="--provider 'nope': choose one of openai, anthropic, "
-                                         "google"):
+    with pytest.raises(ValueError, match="--provider 'nope': choose one of openai, "
+                                         "openai-responses, anthropic, google"):
         registry.adapter_class("nope")
 
 

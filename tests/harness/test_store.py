@@ -42,6 +42,47 @@ def test_records_round_trip_through_sqlite_and_jsonl(tmp_path):
     assert store.runs()[0]["exit_status"] == 0
 
 
+class RefusingStore(ResultsStore):
+    """A store that cannot take one sample's record (a fault of that record's, not of the
+    store's: the disk and the folder are fine)."""
+
+    def add(self, record, jsonl=None, text=None):
+        if record.sample_id == "bad":
+            raise ValueError("this record cannot be stored")
+        super().add(record, jsonl, text)
+
+
+def test_a_record_the_store_cannot_take_is_lost_alone_with_one_line(tmp_path, capsys):
+    """The controller's reporter: the record is lost, one line says so (at once and in the
+    run's summary), and the records after it are stored; the run is not stopped."""
+    import types
+
+    from fixtures.pytest_face.items import RUN_KEY
+    from reporting.plugin import RunReporter
+    from reporting.storage.records import REPORT_ATTRIBUTE
+    from reporting.storage.run import RunContext
+
+    config = types.SimpleNamespace(stash={RUN_KEY: RunContext("run", tmp_path)},
+                                   pluginmanager=types.SimpleNamespace(
+                                       get_plugin=lambda name: None))  # (no terminal)
+    reporter = RunReporter(config, [], None)
+    reporter.store = RefusingStore(tmp_path / "contextrot.sqlite")
+    for sample in ("a", "bad", "b"):
+        report = types.SimpleNamespace(when="teardown", nodeid=f"t.py::test[{sample}]")
+        setattr(report, REPORT_ATTRIBUTE, SampleRecord(
+            experiment="e", sample_id=sample, nodeid=report.nodeid, run_id="run",
+            output="x").to_json())
+        reporter.pytest_runtest_logreport(report)
+    assert reporter.store_error is None and sorted(reporter.received) == \
+        ["t.py::test[a]", "t.py::test[b]"]
+    assert [r.sample_id for r in reporter.store.records("run", "e")] == ["a", "b"]
+    line = ("contextrot: t.py::test[bad]: its record could not be stored (ValueError: this "
+            "record cannot be stored); it is lost, the run goes on, and the same command "
+            "runs it again")
+    assert reporter.lines == [(line, "red")] and capsys.readouterr().err == line + "\n"
+    reporter.store.close()
+
+
 def test_a_run_read_once_is_what_each_read_apart_gives(tmp_path):
     """read_run (the end of a run's one read): the row runs() gives, the records records()
     gives (by node id, an unreadable one left out, said once), and every stored line in

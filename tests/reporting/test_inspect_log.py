@@ -13,6 +13,7 @@ travel in records written straight to a store.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
@@ -29,7 +30,8 @@ from reporting.render.inspect_log import METADATA_KEY, export_run, model_name
 from reporting.storage.records import SampleRecord
 from reporting.storage.store import ResultsStore
 
-from ..subprocess_pytest import ROOT, child_env, run_pytest, run_reporting, without_module
+from ..subprocess_pytest import (ROOT, child_env, run_pytest, run_reporting, run_scripted,
+                                 without_module)
 from .browser import chromium_path, visit
 from .helpers import (EXPERIMENTS, MEAN, RATE, once_per_session, open_store, rate_run, record,
                       store_run)
@@ -229,12 +231,14 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_inspect_view_serves_the_logs_to_chromium(run, tmp_path):
+@contextlib.contextmanager
+def inspect_view(log_dir: str):
+    """``inspect view`` serving ``log_dir`` on 127.0.0.1: its home URL."""
     if chromium_path() is None:
         pytest.skip("chromium is not installed (Debian: apt-get install chromium; .ci/run does)")
     port = _free_port()
     viewer = subprocess.Popen(
-        [sys.executable, "-m", "inspect_ai", "view", "--log-dir", run["logs"], "--host",
+        [sys.executable, "-m", "inspect_ai", "view", "--log-dir", log_dir, "--host",
          "127.0.0.1", "--port", str(port)], env=child_env(), stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE, text=True)
     try:
@@ -247,17 +251,14 @@ def test_inspect_view_serves_the_logs_to_chromium(run, tmp_path):
                 if viewer.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError(f"inspect view did not start: {viewer.stderr.read()}")
                 time.sleep(0.2)
-        home = f"http://127.0.0.1:{port}/"
-        listed = visit(home, tmp_path / "viewer.png",
-                       shows=[f"contextrot/{name}" for name in declared()])
-        log = sorted(Path(run["logs"]).glob("*contextrot-repeated-words*"))[0]
-        record = _records(run["results"])["repeated_words"][0]
-        opened = visit(f"{home}#/logs/{log.name}", tmp_path / "log.png",
-                       shows=[record.sample_id, "levenshtein", "ci_low", "ci_high"])
+        yield f"http://127.0.0.1:{port}/"
     finally:
         viewer.terminate()
         viewer.wait(timeout=30)
-    for seen in (listed, opened):
+
+
+def assert_clean_visits(home: str, *visits) -> None:
+    for seen in visits:
         # the viewer asks for what finished logs have none of (404): an eval set's flow
         # file, a running eval's samples
         failed = [e for e in seen.errors if e.startswith("http ")]
@@ -265,6 +266,84 @@ def test_inspect_view_serves_the_logs_to_chromium(run, tmp_path):
         assert [e for e in seen.errors if not e.startswith("http ")
                 and "Failed to load resource" not in e] == []
         assert all(url.startswith(home) for url in seen.requests), seen.requests  # no CDN
+
+
+def test_inspect_view_serves_the_logs_to_chromium(run, tmp_path):
+    with inspect_view(run["logs"]) as home:
+        listed = visit(home, tmp_path / "viewer.png",
+                       shows=[f"contextrot/{name}" for name in declared()])
+        log = sorted(Path(run["logs"]).glob("*contextrot-repeated-words*"))[0]
+        record = _records(run["results"])["repeated_words"][0]
+        opened = visit(f"{home}#/logs/{log.name}", tmp_path / "log.png",
+                       shows=[record.sample_id, "levenshtein", "ci_low", "ci_high"])
+    assert_clean_visits(home, listed, opened)
+
+
+# -- a live agent episode: its whole transcript ------------------------------------------
+def _make_episode(folder: Path) -> dict:
+    """One live agent-accumulation episode (the scripted agent, compaction at 4k: summary
+    requests too), exported from the store."""
+    results, exported = folder / "results", folder / "exported"
+    with ScriptedServer("agent", context_length=4_000_000) as server:
+        ran = run_scripted("agent_accumulation", server.base_url, results, "--agent-modes",
+                           "live", "--agent-lengths", "8k", "--agent-samples", "1",
+                           "--agent-needles", "2", "--agent-conditions", "compact:4k")
+        requests = json.loads(json.dumps(server.requests))
+    again = run_reporting("export", "run", "--format", "inspect", "--out", str(exported),
+                          "--results-dir", str(results))
+    return {"results": str(results), "exported": str(exported), "requests": requests,
+            "returncode": ran.returncode, "stdout": ran.stdout + ran.stderr,
+            "export": [again.returncode, again.stdout, again.stderr]}
+
+
+@pytest.fixture(scope="module")
+def episode(tmp_path_factory) -> dict:
+    return once_per_session(tmp_path_factory, "inspect-episode", _make_episode)
+
+
+def test_an_exported_live_episode_carries_every_request_call_and_tool_result(episode):
+    """The viewer's transcript of an agent's run: one model event per request the endpoint
+    received (the messages it sent, the reply's calls; the compaction's summaries), one tool
+    event per tool result, each after the call it answers, and the score."""
+    assert episode["returncode"] == 0 and episode["export"][0] == 0, episode["stdout"][-3000:]
+    (log,) = _logs(episode["exported"]).values()
+    (sample,) = log.samples
+    sample = inspect_log.resolve_sample_attachments(sample)
+    (record,) = _records(episode["results"], "run")["agent_accumulation"]
+    models = [e for e in sample.events if e.event == "model"]
+    sent = episode["requests"]
+    assert len(models) == len(sent) == record.model_calls > 2
+    assert [[m.text for m in e.input] for e in models] == \
+        [[m.get("content") or "" for m in r["messages"]] for r in sent]
+    summaries = [e for e in models if e.tool_choice == "none"]
+    assert summaries and [e.output.completion for e in summaries] == \
+        record.details["summaries"]
+    calls = [c for e in models for c in e.output.choices[0].message.tool_calls or ()]
+    assert [c.function for c in calls].count("read_page") == record.details["pages_read"]
+    assert calls[-1].function == "submit"
+    tools_run = [e for e in sample.events if e.event == "tool"]
+    results = {m["tool_call_id"]: m["content"] for r in sent for m in r["messages"]
+               if m["role"] == "tool"}
+    assert {e.id: str(e.result) for e in tools_run} == results
+    assert len(tools_run) == len(calls) - 1  # every call but the submit was run
+    order = [e.id if e.event == "tool" else None for e in sample.events]
+    made = [c.id for e in models for c in e.output.choices[0].message.tool_calls or ()]
+    assert all(made.index(i) < order.index(i) for i in results)  # a result after its call
+    by_call = {c.id: c for c in calls}
+    assert all(e.function == by_call[e.id].function and e.arguments == by_call[e.id].arguments
+               for e in tools_run)
+    assert sample.scores["exact"].value is True and sample.messages[-1].tool_calls[0].function \
+        == "submit"
+
+
+def test_inspect_view_shows_a_live_episode_s_calls_and_results(episode, tmp_path):
+    (log,) = Path(episode["exported"]).glob("*.eval")
+    (record,) = _records(episode["results"], "run")["agent_accumulation"]
+    with inspect_view(episode["exported"]) as home:
+        opened = visit(f"{home}#/logs/{log.name}/samples/sample/{record.sample_id}/1/transcript",
+                       tmp_path / "episode.png",
+                       shows=["read_page", "list_pages", "records_per_page", "submit"])
+    assert_clean_visits(home, opened)
 
 
 # -- every outcome, from records written straight to a store -----------------------------

@@ -109,15 +109,17 @@ def under(condition: str, history: list[dict]) -> list[dict]:
 
 
 async def episode(model, recorder: SampleRecorder, pages: list[list[dict]], *,
-                  condition: str = "full", max_steps: int = 20, max_tokens: int = 400):
-    """A live loop: the model's message appended as it came, each call answered locally.
+                  condition: str = "full", max_steps: int = 20, max_tokens: int = 400,
+                  **params):
+    """A live loop: the model's message appended as it came, each call answered locally;
+    ``params``: more of each request (a server's own context management).
     (the submitted arguments or None, the full history, the completions)"""
     history = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": TASK}]
     completions = []
     for _ in range(max_steps):
         completion = await recorder.ask(model, under(condition, history),
                                         max_tokens=max_tokens, tools=TOOLS,
-                                        tool_choice="auto")
+                                        tool_choice="auto", **params)
         completions.append(completion)
         if not completion.tool_calls:
             return None, history, completions
