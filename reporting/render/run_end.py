@@ -22,6 +22,7 @@ import threading
 from pathlib import Path
 
 from reporting.experiments import Experiment
+from reporting.storage.records import NOT_NEEDED
 from reporting.storage.run import RunContext
 
 
@@ -97,6 +98,9 @@ def end_run(end: RunEnd) -> Ended:
         wanted, never = asked[name]
         ran = f"{len(parts[name]) if name in parts else 0} of {wanted} samples ran" + (
             f", {never} never ran" if never else "")
+        settled = int((parts[name]["outcome"] == NOT_NEEDED).sum()) if name in parts else 0
+        if settled:  # --settle: recorded, not run (docs/plan.md)
+            ran += f", not_needed {settled}: the verdict was settled without them"
         lines.append((f"{name}: {experiments[name].title} ({ran})", "red" if never else None))
         if embedded and experiments[name].on_embedded:
             lines.append((f"  on the embedded 135M model: {experiments[name].on_embedded}",

@@ -29,6 +29,7 @@ from reporting.analysis.curve_tables import write_cells
 from reporting.experiments import Experiment
 from reporting.gating.gate import compact_samples
 from reporting.render.report import build_report, render_plots, samples_asked
+from reporting.storage.records import NOT_NEEDED
 from reporting.storage.store import ResultsStore, experiment_frames, records_frame
 from reporting.analysis.summary import cached_total, cost_total, summarize
 from reporting.analysis.verdict_settings import VerdictSettings, from_run_options
@@ -77,6 +78,13 @@ def findings_of(frame: pd.DataFrame, experiments: dict[str, Experiment]) -> dict
     return found
 
 
+def not_needed_counts(frame: pd.DataFrame) -> dict[str, int]:
+    if frame.empty:
+        return {}
+    settled = frame[frame["outcome"] == NOT_NEEDED]
+    return {str(k): int(v) for k, v in settled.groupby("experiment").size().items()}
+
+
 def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
                     experiments: dict[str, Experiment], settings: VerdictSettings, *,
                     expected: int | None = None, missing: Sequence[str] = (),
@@ -98,6 +106,8 @@ def write_run_files(run_dir: Path, run_id: str, info: dict, frame: pd.DataFrame,
         # per experiment: (samples asked, samples that never ran)
         "asked": {name: {"asked": a, "never_ran": n}
                   for name, (a, n) in samples_asked(info, frame).items()},
+        # --settle: the samples recorded as not needed, per experiment (docs/plan.md)
+        "not_needed": not_needed_counts(frame),
         "model_calls": _total(frame, "model_calls"),
         "cached_calls": _total(frame, "cached_calls"),
         # the endpoint's prefix cache: prompt tokens it served (None: it does not say)

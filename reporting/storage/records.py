@@ -18,7 +18,9 @@ from typing import Any
 # recitation filter, a blocked prompt, a malformed function call: the record's ``reason``
 # names it, ``details["block"]`` is its code); neither a wrong answer nor an error, never
 # scored, counted beside the rate
-OUTCOMES = ("ok", "skipped", "overflow", "blocked", "refused", "error")
+# not_needed: --settle found the sample's length settled without it (never a failure)
+NOT_NEEDED = "not_needed"
+OUTCOMES = ("ok", "skipped", "overflow", "blocked", "refused", "error", NOT_NEEDED)
 REPORT_ATTRIBUTE = "contextrot_record"  # the teardown report's attribute carrying the JSON
 SCHEMA_VERSION = 1
 
