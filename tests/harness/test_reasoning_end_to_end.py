@@ -170,7 +170,7 @@ def test_the_gate_refuses_runs_whose_requests_differ_unless_asked(runs):
     refused = gate()
     assert refused.returncode == 8, refused.stdout + refused.stderr
     # (the first experiment, by name, whose requests differ is named)
-    assert "the requests differ (agent_accumulation): baseline plain-echo sent temperature: " \
+    assert "the requests differ (aa_lcr): baseline plain-echo sent temperature: " \
            "0.0; token limit: max_tokens = answer, this run temperature: not sent; token " \
            f"limit: max_completion_tokens = answer + {UNSURE}" in refused.stdout
     allowed = gate("--allow-different-settings")
