@@ -10,11 +10,13 @@ QUESTION = re.compile(r"Prepend (\S+) to the (\d+)(?:st|nd|rd|th) \(1 indexed\) 
 
 
 def occurrences(messages: list[dict], what: str) -> list[str]:
-    """The replies to "write a(n) {what}", in order (a merged first message included)."""
+    """The replies to "write a(n) {what}", in order (a merged first message included: the
+    preamble and the first ask in one, the ask on a line of its own: "\n\n" joined them, or,
+    a Gemini content's parts, nothing after the preamble's last line)."""
     asks = (f"write a {what}", f"write an {what}")
     return [messages[i + 1]["content"] for i in range(len(messages) - 1)
             if messages[i]["role"] == "user" and messages[i + 1]["role"] == "assistant"
-            and any(messages[i]["content"] == a or messages[i]["content"].endswith("\n\n" + a)
+            and any(messages[i]["content"] == a or messages[i]["content"].endswith("\n" + a)
                     for a in asks)]
 
 
