@@ -20,7 +20,7 @@ import pytest
 
 from tests.doubles.batch_servers import (AnthropicBatchServer, GeminiBatchServer,
                                          OpenAIBatchServer)
-from tests.doubles.native_servers import AnthropicServer, GeminiServer
+from tests.doubles.native_servers import AnthropicServer, GeminiServer, camel
 from tests.doubles.scripted_server import ScriptedServer
 
 from ..data_dir import env_without
@@ -162,7 +162,7 @@ def test_gemini_batch_lines_carry_the_bodies_sent_live(runs, name):
 
     lines = runs[name, "server"].bodies()
     assert shown(lines) == shown(runs[name, "live requests"])
-    assert all(body["generationConfig"]["thinkingConfig"] == {
+    assert all(camel(body["generationConfig"]["thinkingConfig"]) == {
         "includeThoughts": True, "thinkingBudget": 64} for body in lines)
     thought = [r for r in runs[name, "batch"] if r["details"].get("batch_requests") == 1]
     assert thought and all(r["reasoning_tokens"] for r in thought)  # thoughtsTokenCount
