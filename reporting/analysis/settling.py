@@ -3,17 +3,19 @@
 The rule reads the verdict (``verdicts.verdict``, unchanged) of the records so far:
 
 - **settled** when the effective length's interval (the relative rule's, else the absolute
-  rule's) spans at most one step of the grid of lengths: nothing more is needed;
-- otherwise the lengths still **uncertain** are those whose own interval (Wilson for a rate,
-  a bootstrap for a mean: ``stats.mean_interval``) holds the verdict's threshold (the bar the
-  effective length is measured against); when none does (the bootstrap of the whole curve is
-  wider than each length's), the lengths inside the effective length's interval and the one
-  above it;
+  rule's) spans at most ``steps`` steps of the grid of lengths (0 by default: a single
+  length, the tightest a grid can state): nothing more is needed;
+- otherwise the lengths still **uncertain** are those that move the interval: in the
+  verdict's own bootstrap (``verdicts.resampled_curve``: the same resamples) a length whose
+  pass or failure of the bar flips in more than ``FLIPS`` of the resamples, up to the first
+  length above the interval (a length past a failure that holds in every resample cannot
+  move the effective length). The base lengths set the bar, so while any length is
+  uncertain they keep pace with it: each gets samples too while it has no more than it;
 - with no effective length stated yet (too few samples, a base at chance) every length is
   uncertain: the budget (the grid) decides.
 
 It assumes a curve that falls with length (rises, for a metric where lower is better): a
-length far above the threshold, or far below it, is taken to stay there with more samples.
+length whose pass holds in (nearly) every resample is taken to keep it with more samples.
 """
 
 from __future__ import annotations
@@ -23,13 +25,17 @@ from typing import Sequence
 
 import pandas as pd
 
-from reporting.analysis.curve_tables import scored
-from reporting.analysis.stats import mean_interval
 from reporting.analysis.verdict_settings import VerdictSettings
-from reporting.analysis.verdicts import Verdict, verdict, without_control
+from reporting.analysis.verdicts import ResampledCurve, Verdict, resampled_curve, verdict
 from reporting.experiments import Experiment
 
-SETTLED = "settled: the effective length's interval spans at most one step of the grid"
+FLIPS = 0.01  # a length that flips in at most 1% of the resamples no longer moves the
+# 95% interval (2.5% a side) much: measured in docs/plan.md
+
+
+def settled_text(steps: int) -> str:
+    return "settled: the effective length's interval is " + (
+        "one length of the grid" if steps == 0 else f"within {steps} step(s) of the grid")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,7 +50,7 @@ class Decision:
     def reason(self, length) -> str:
         """Why a sample at ``length`` is not needed (its record's reason)."""
         return self.why if self.settled else \
-            f"not needed: length {length} is settled (its interval is clear of the threshold)"
+            f"not needed: length {length} is settled (its pass or failure holds in the resamples)"
 
 
 def threshold(found: Verdict) -> float | None:
@@ -68,31 +74,38 @@ def grid_span(low, high, grid: Sequence) -> int | None:
 
 
 def decide(frame: pd.DataFrame, experiment: Experiment, grid: Sequence,
-           settings: VerdictSettings = VerdictSettings()) -> Decision:
+           settings: VerdictSettings = VerdictSettings(), steps: int = 0) -> Decision:
     """Which lengths of ``grid`` still need samples, from the records in ``frame``."""
     everything = Decision(False, tuple(sorted(grid)), "no effective length stated yet")
     if frame.empty:
         return everything
     found = verdict(frame, experiment, settings)
+    relative = found.effective_length is not None
     estimate = found.effective_length or found.absolute_effective_length
-    bar = threshold(found)
-    if estimate is None or bar is None or estimate.low is None or estimate.high is None:
+    if estimate is None or threshold(found) is None or estimate.low is None \
+            or estimate.high is None:
         return everything
     span = grid_span(estimate.low, estimate.high, grid)
-    if span is not None and span <= 1:
-        return Decision(True, (), f"not needed: {SETTLED} "
+    if span is not None and span <= steps:
+        return Decision(True, (), f"not needed: {settled_text(steps)} "
                                   f"([{estimate.low:g}, {estimate.high:g}])")
-    usable = scored(without_control(frame, experiment), experiment)
-    straddling = []
-    for length, part in usable.groupby(experiment.length, sort=True):
-        _, low, high, n = mean_interval(part[experiment.metric].astype(float).tolist(),
-                                        experiment.metric_kind)
-        if n and low <= bar <= high:
-            straddling.append(length)
-    if not straddling:
-        steps = sorted(grid)
-        top = min(len(steps) - 1, steps.index(estimate.high) + 1) \
-            if estimate.high in steps else len(steps) - 1
-        straddling = [s for s in steps[:top + 1] if s >= estimate.low]
-    return Decision(False, tuple(sorted(straddling)),
-                    f"threshold {bar:g}: lengths {', '.join(map(str, straddling))} uncertain")
+    curve = resampled_curve(frame, experiment, settings)
+    uncertain = moving_lengths(curve, relative, estimate.high)
+    return Decision(False, tuple(sorted(uncertain)),
+                    f"threshold {threshold(found):g}: lengths "
+                    f"{', '.join(map(str, sorted(uncertain)))} uncertain")
+
+
+def moving_lengths(curve: ResampledCurve, relative: bool, high) -> list:
+    """The lengths whose samples can still move the effective length's interval."""
+    observed, resampled = curve.passes(relative)
+    flips = (resampled != observed[None, :]).mean(axis=0)
+    # the lengths up to the first one above the interval's top (0: below the shortest)
+    top = curve.lengths.index(high) + 1 if high in curve.lengths else 0
+    window = range(min(top, len(curve.lengths) - 1) + 1)
+    moving = [i for i in window if flips[i] > FLIPS] or \
+        [i for i in window if flips[i] > 0] or list(window)
+    if relative:  # the bar is the base's mean: it keeps pace with what is measured against it
+        most = max(curve.counts[i] for i in moving)
+        moving += [i for i in range(curve.base_k) if curve.counts[i] <= most]
+    return sorted({curve.lengths[i] for i in moving})

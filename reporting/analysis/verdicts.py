@@ -253,10 +253,7 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
     if usable.empty:
         found.no_verdict = dict.fromkeys(NUMBERS, NO_LENGTH_SCORED)
         return found
-    groups, thin = _enough(
-        [(length, strata(part, experiment.metric, experiment.stratum))
-         for length, part in usable.groupby(experiment.length, sort=True)],
-        settings.min_samples)
+    groups, thin = length_groups(usable, experiment, settings)
     found.thin_lengths = [plain_value(length) for length, _ in thin]
     found.thin_counts = [_size(values) for _, values in thin]
     if not groups:
@@ -283,6 +280,53 @@ def verdict(frame: pd.DataFrame, experiment: Experiment,
     if LENGTH_AUC not in found.no_verdict:
         found.length_auc = Estimate(float(auc), low[3], high[3])
     return found
+
+
+def length_groups(usable: pd.DataFrame, experiment: Experiment, settings: VerdictSettings
+                  ) -> tuple[list, list]:
+    """(length, scores) of the lengths with enough scored samples for a verdict, and the
+    thinner ones, in ascending length (a length's scores: ``strata``)."""
+    return _enough([(length, strata(part, experiment.metric, experiment.stratum))
+                    for length, part in usable.groupby(experiment.length, sort=True)],
+                   settings.min_samples)
+
+
+@dataclasses.dataclass
+class ResampledCurve:
+    """The verdict's bootstrap as curves (the same seed, so the same resamples as the
+    verdict's interval): which lengths pass the bar in each resample, for ``--settle``."""
+
+    lengths: list
+    counts: list  # scored samples per length
+    base_k: int
+    observed: np.ndarray  # (lengths,) the curve
+    curves: np.ndarray  # (resamples, lengths)
+    rules: "_Rules"
+
+    def passes(self, relative: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(observed, resampled) passes of each length: the relative rule's bar (0.85 x each
+        curve's own base), else the absolute one."""
+        return self.rules.passes(self.observed[None, :], relative)[0], \
+            self.rules.passes(self.curves, relative)
+
+
+def resampled_curve(frame: pd.DataFrame, experiment: Experiment,
+                    settings: VerdictSettings = VerdictSettings()) -> ResampledCurve | None:
+    """The mean curve of ``verdict``'s lengths and its bootstrap; None without a length."""
+    if experiment.length is None or frame.empty:
+        return None
+    usable = scored(without_control(frame, experiment), experiment)
+    if usable.empty or experiment.length not in usable:
+        return None
+    groups, _ = length_groups(usable, experiment, settings)
+    if not groups:
+        return None
+    lengths = [length for length, _ in groups]
+    return ResampledCurve([plain_value(v) for v in lengths], [_size(v) for _, v in groups],
+                          settings.base_count(len(lengths)),
+                          np.asarray([curve_mean(v) for _, v in groups]),
+                          curve_bootstrap([v for _, v in groups]).T,
+                          _Rules.of(experiment, settings, np.asarray(lengths, dtype=float)))
 
 
 def verdicts_first(names, verdicts: dict) -> list[str]:
@@ -381,20 +425,26 @@ class _Rules:
             out[LENGTH_AUC] = ONE_LENGTH
         return out
 
+    def passes(self, means: np.ndarray, relative: bool = True) -> np.ndarray:
+        """Whether each length of each curve clears the relative rule's bar (0.85 x the
+        curve's own base), or the absolute one's."""
+        if relative:
+            bar = means[..., :self.base_k].mean(axis=-1)[..., None]
+            if self.higher:
+                return means >= self.relative * bar - _TOLERANCE
+            return means <= (2 - self.relative) * bar + _TOLERANCE
+        return means >= self.absolute - _TOLERANCE if self.higher \
+            else means <= self.absolute + _TOLERANCE
+
     def statistics(self, means: np.ndarray) -> np.ndarray:
         """(base, relative index, absolute index, AUC) per curve; an index is -1 when the
         shortest length fails, else the position of the last length before the first failure."""
         base = means[..., :self.base_k].mean(axis=-1)
-        if self.higher:
-            relative = means >= self.relative * base[..., None] - _TOLERANCE
-        else:
-            relative = means <= (2 - self.relative) * base[..., None] + _TOLERANCE
-        rel = last_passing(relative)
+        rel = last_passing(self.passes(means))
         if self.absolute is None:
             absolute = np.full(rel.shape, np.nan)
         else:
-            absolute = last_passing(means >= self.absolute - _TOLERANCE if self.higher
-                                     else means <= self.absolute + _TOLERANCE)
+            absolute = last_passing(self.passes(means, relative=False))
         if len(self.lengths) >= 2:
             x = np.log(self.lengths)
             auc = np.trapezoid(means, x, axis=-1) / (x[-1] - x[0])

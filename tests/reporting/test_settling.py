@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+
+import pytest
 from hypothesis import given, settings, strategies as st
+
+from fixtures.pytest_face.settling import ROUNDS, round_of
+from reporting.analysis.verdict_settings import MIN_SAMPLES
+from reporting.experiments import Experiment
 
 from reporting.analysis.settling import decide, grid_span
 from reporting.analysis.verdicts import verdict
 from reporting.storage.store import records_frame
 
+from .helpers import record
 from .test_verdicts import LENGTHS, RATE, curve_records
 
 
@@ -22,12 +30,31 @@ def test_a_sharp_fall_is_settled_by_the_first_pass():
 
 
 def test_a_length_near_the_threshold_is_the_one_still_sampled():
-    # base 1.0, bar 0.85: 40 samples a length; the Wilson intervals of 0.88 and 0.85 hold the
-    # bar, those of 1.0 and 0.0 do not (at 12 samples, 12 of 12 still would: [0.76, 1])
+    # base 1.0 (1000 and 2000), bar 0.85: 40 samples a length; 0.88 and 0.85 pass the bar in
+    # some resamples and fail it in others, 0.0 fails it in all (so 16000 and 32000, past a
+    # failure that always holds, cannot move the effective length); the base lengths set
+    # the bar and keep pace with the lengths measured against it
     decision = decided(dict(zip(LENGTHS, (1.0, 1.0, 0.88, 0.85, 0.0, 0.0))), size=40)
-    assert not decision.settled and decision.uncertain == (4000, 8000)
-    assert decision.needs(4000) and not decision.needs(32000) and not decision.needs(1000)
+    assert not decision.settled and decision.uncertain == (1000, 2000, 4000, 8000)
+    assert decision.needs(4000) and not decision.needs(16000) and not decision.needs(32000)
     assert "settled" in decision.reason(32000)
+
+
+def test_a_base_with_more_samples_than_the_uncertain_lengths_waits_for_them():
+    records = curve_records(RATE, {1000: 1.0, 2000: 1.0}, 40) + \
+        curve_records(RATE, dict(zip(LENGTHS[2:], (0.85, 0.85, 0.0, 0.0))), 20)
+    decision = decide(records_frame(records), RATE, LENGTHS)
+    assert decision.uncertain == (4000, 8000)
+
+
+def test_steps_widen_what_is_settled():
+    # 0.9 at 4000 against a bar of 0.85, 20 samples: the interval is [2000, 4000], one step
+    frame = records_frame(curve_records(RATE, dict(zip(LENGTHS, (1.0, 1.0, 0.9, 0.0, 0.0,
+                                                                 0.0))), 20))
+    found = verdict(frame, RATE).effective_length
+    assert (found.low, found.high) == (2000, 4000)
+    assert not decide(frame, RATE, LENGTHS).settled
+    assert decide(frame, RATE, LENGTHS, steps=1).settled
 
 
 def test_no_records_or_no_verdict_keeps_every_length():
@@ -46,16 +73,74 @@ means = st.lists(st.sampled_from((0.0, 0.25, 0.5, 0.75, 0.9, 1.0)), min_size=6, 
 
 
 @settings(max_examples=25, deadline=None)
-@given(means)
-def test_the_decision_agrees_with_the_verdict_it_reads(curve):
+@given(means, st.sampled_from((0, 1)))
+def test_the_decision_agrees_with_the_verdict_it_reads(curve, steps):
     frame = records_frame(curve_records(RATE, dict(zip(LENGTHS, curve)), 8))
-    decision = decide(frame, RATE, LENGTHS)
-    assert decision == decide(frame, RATE, LENGTHS)  # from the records alone
+    decision = decide(frame, RATE, LENGTHS, steps=steps)
+    assert decision == decide(frame, RATE, LENGTHS, steps=steps)  # from the records alone
     assert set(decision.uncertain) <= set(LENGTHS)
     found = verdict(frame, RATE).effective_length
-    if decision.settled:  # settled exactly when the verdict's interval is one step or less
-        assert grid_span(found.low, found.high, LENGTHS) <= 1 and not decision.uncertain
+    if decision.settled:  # settled exactly when the verdict's interval is `steps` or less
+        assert grid_span(found.low, found.high, LENGTHS) <= steps and not decision.uncertain
     else:
         assert decision.uncertain
         if found is not None and found.low is not None:
-            assert grid_span(found.low, found.high, LENGTHS) > 1
+            assert grid_span(found.low, found.high, LENGTHS) > steps
+
+
+# -- the rounds of a run, on a known falling curve ---------------------------------------
+SIMILARITY = Experiment(name="toy_copy", title="a copy's similarity by length",
+                        cell=("params.length",), metric="scores.similarity",
+                        metric_kind="mean", length="params.length")
+# repeated words' full grid (one word pair): lengths in words and samples a length
+WORDS = (25, 50, 75, 100, 250, 500, 750, 1000, 2500)
+SAMPLES = (25, 50, 75, 100, 126, 101, 108, 101, 101)
+
+
+def copied(length: int, index: int, seed: int, half: float) -> float:
+    """The scripted fading model's score: an exact copy (1.0) with probability
+    2^(-length/half), else half of it (0.5); drawn from a seeded hash."""
+    digest = hashlib.sha256(f"{seed}/{length}/{index}".encode()).digest()
+    return 1.0 if int.from_bytes(digest[:8], "big") / 2 ** 64 < 2 ** (-length / half) else 0.5
+
+
+def settled_run(seed: int, half: float, steps: int) -> tuple[list, list]:
+    """(every record of the grid, the records a --settle run keeps): rounds cut as the run
+    cuts them, each round run where the decision from the rounds before it needs it."""
+    grid = {length: [record("r", SIMILARITY, length, i, copied(length, i, seed, half))
+                     for i in range(count)] for length, count in zip(WORDS, SAMPLES)}
+    kept: list = []
+    for round_ in range(ROUNDS):
+        decision = decide(records_frame(kept), SIMILARITY, WORDS, steps=steps) \
+            if round_ else None
+        if decision is not None and decision.settled:
+            break
+        for length, records in grid.items():
+            if decision is None or decision.needs(length):
+                kept += [r for i, r in enumerate(records)
+                         if round_of(i, len(records), MIN_SAMPLES) == round_]
+    return [r for records in grid.values() for r in records], kept
+
+
+# fading:3000 crosses the bar between 1000 and 2500 words, clear of both: the full grid
+# states one length, and so does a settled run, with under half the samples
+def test_a_settled_run_states_the_full_grids_verdict_with_half_the_samples():
+    everything, kept = settled_run(0, 3000, 0)
+    full = verdict(records_frame(everything), SIMILARITY).effective_length
+    settled = verdict(records_frame(kept), SIMILARITY).effective_length
+    assert grid_span(full.low, full.high, WORDS) == 0
+    assert (settled.value, settled.low, settled.high) == (full.value, full.low, full.high)
+    assert len(kept) <= len(everything) / 2
+
+
+# fading:800 crosses it near 500 words, which the full grid cannot place ([250, 500]): the
+# default spends the budget at the lengths near the bar, --settle-steps 1 stops at one step;
+# either states the full grid's interval, at fewer samples (about half: docs/plan.md)
+@pytest.mark.parametrize("steps", [0, 1])
+def test_a_settled_run_never_states_less_than_the_full_grid(steps):
+    everything, kept = settled_run(0, 800, steps)
+    full = verdict(records_frame(everything), SIMILARITY).effective_length
+    settled = verdict(records_frame(kept), SIMILARITY).effective_length
+    assert grid_span(full.low, full.high, WORDS) == 1
+    assert (settled.value, settled.low, settled.high) == (full.value, full.low, full.high)
+    assert len(kept) < 0.6 * len(everything)
