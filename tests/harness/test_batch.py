@@ -1,8 +1,10 @@
-"""``--batch`` (fixtures/pytest_face/batch.py) against a scripted OpenAI Batch API
-(tests/doubles/batch_servers.py): jobs that are queued and then finish, items that fail, a job
-that expires. A RULER and an MRCR run at test scale store the records the same run stores
-without it (same prompts, same scores), submit each sample once, and a run killed after
-submitting resumes without submitting again."""
+"""``--batch`` (fixtures/pytest_face/batch.py) against scripted batch APIs
+(tests/doubles/batch_servers.py: OpenAI's, Anthropic's and Gemini's): jobs that are queued and
+then finish, items that fail, a job that expires. RULER and MRCR runs at test scale store the
+records the same run stores without it (same prompts, same scores, usage), submit each sample
+once, send the failed and expired items live once, named, price the batched ones at the batch
+rate, and a run killed after submitting resumes without submitting again; the scripted Gemini
+batch mode refuses what Google's refuses, and a block in its results is kept as a live one."""
 
 from __future__ import annotations
 
