@@ -8,10 +8,10 @@ batch mode refuses what Google's refuses, and a block in its results is kept as 
 
 from __future__ import annotations
 
-import os
 import dataclasses
 import io
 import json
+import os
 import re
 import signal
 import subprocess
