@@ -30,7 +30,8 @@ from reporting.analysis.verdicts import ResampledCurve, Verdict, resampled_curve
 from reporting.experiments import Experiment
 
 FLIPS = 0.01  # a length that flips in at most 1% of the resamples no longer moves the
-# 95% interval (2.5% a side) much: measured in docs/plan.md
+# 95% interval (2.5% a side) much; below 2.5%, so a length is sampled a little past the point
+# where it alone would clear the interval's tail
 
 
 def settled_text(steps: int) -> str:
@@ -82,8 +83,8 @@ def decide(frame: pd.DataFrame, experiment: Experiment, grid: Sequence,
     found = verdict(frame, experiment, settings)
     relative = found.effective_length is not None
     estimate = found.effective_length or found.absolute_effective_length
-    if estimate is None or threshold(found) is None or estimate.low is None \
-            or estimate.high is None:
+    bar = threshold(found)
+    if estimate is None or bar is None or estimate.low is None or estimate.high is None:
         return everything
     span = grid_span(estimate.low, estimate.high, grid)
     if span is not None and span <= steps:
@@ -91,13 +92,12 @@ def decide(frame: pd.DataFrame, experiment: Experiment, grid: Sequence,
                                   f"([{estimate.low:g}, {estimate.high:g}])")
     curve = resampled_curve(frame, experiment, settings)
     uncertain = moving_lengths(curve, relative, estimate.high)
-    return Decision(False, tuple(sorted(uncertain)),
-                    f"threshold {threshold(found):g}: lengths "
-                    f"{', '.join(map(str, sorted(uncertain)))} uncertain")
+    return Decision(False, tuple(uncertain),
+                    f"threshold {bar:g}: lengths {', '.join(map(str, uncertain))} uncertain")
 
 
 def moving_lengths(curve: ResampledCurve, relative: bool, high) -> list:
-    """The lengths whose samples can still move the effective length's interval."""
+    """The lengths whose samples can still move the effective length's interval, ascending."""
     observed, resampled = curve.passes(relative)
     flips = (resampled != observed[None, :]).mean(axis=0)
     # the lengths up to the first one above the interval's top (0: below the shortest)
