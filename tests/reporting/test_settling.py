@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 from hypothesis import given, settings, strategies as st
-
-from fixtures.pytest_face.settling import ROUNDS, round_of
-from reporting.analysis.verdict_settings import MIN_SAMPLES
-from reporting.experiments import Experiment
 
 from reporting.analysis.settling import decide, grid_span
 from reporting.analysis.verdicts import verdict
 from reporting.storage.store import records_frame
 
-from .helpers import record
+from tests.doubles.settle_replay import FULL, SIMILARITY, settled_run
+
 from .test_verdicts import LENGTHS, RATE, curve_records
 
 
@@ -88,47 +83,14 @@ def test_the_decision_agrees_with_the_verdict_it_reads(curve, steps):
             assert grid_span(found.low, found.high, LENGTHS) > steps
 
 
-# -- the rounds of a run, on a known falling curve ---------------------------------------
-SIMILARITY = Experiment(name="toy_copy", title="a copy's similarity by length",
-                        cell=("params.length",), metric="scores.similarity",
-                        metric_kind="mean", length="params.length")
-# repeated words' full grid (one word pair): lengths in words and samples a length
-WORDS = (25, 50, 75, 100, 250, 500, 750, 1000, 2500)
-SAMPLES = (25, 50, 75, 100, 126, 101, 108, 101, 101)
-
-
-def copied(length: int, index: int, seed: int, half: float) -> float:
-    """The scripted fading model's score: an exact copy (1.0) with probability
-    2^(-length/half), else half of it (0.5); drawn from a seeded hash."""
-    digest = hashlib.sha256(f"{seed}/{length}/{index}".encode()).digest()
-    return 1.0 if int.from_bytes(digest[:8], "big") / 2 ** 64 < 2 ** (-length / half) else 0.5
-
-
-def settled_run(seed: int, half: float, steps: int) -> tuple[list, list]:
-    """(every record of the grid, the records a --settle run keeps): rounds cut as the run
-    cuts them, each round run where the decision from the rounds before it needs it."""
-    grid = {length: [record("r", SIMILARITY, length, i, copied(length, i, seed, half))
-                     for i in range(count)] for length, count in zip(WORDS, SAMPLES)}
-    kept: list = []
-    for round_ in range(ROUNDS):
-        decision = decide(records_frame(kept), SIMILARITY, WORDS, steps=steps) \
-            if round_ else None
-        if decision is not None and decision.settled:
-            break
-        for length, records in grid.items():
-            if decision is None or decision.needs(length):
-                kept += [r for i, r in enumerate(records)
-                         if round_of(i, len(records), MIN_SAMPLES) == round_]
-    return [r for records in grid.values() for r in records], kept
-
-
+# -- the rounds of a run, on a known falling curve (tests/doubles/settle_replay.py) ----
 # fading:3000 crosses the bar between 1000 and 2500 words, clear of both: the full grid
 # states one length, and so does a settled run, with under half the samples
 def test_a_settled_run_states_the_full_grids_verdict_with_half_the_samples():
     everything, kept = settled_run(0, 3000, 0)
     full = verdict(records_frame(everything), SIMILARITY).effective_length
     settled = verdict(records_frame(kept), SIMILARITY).effective_length
-    assert grid_span(full.low, full.high, WORDS) == 0
+    assert grid_span(full.low, full.high, FULL.lengths) == 0
     assert (settled.value, settled.low, settled.high) == (full.value, full.low, full.high)
     assert len(kept) <= len(everything) / 2
 
@@ -141,6 +103,6 @@ def test_a_settled_run_never_states_less_than_the_full_grid(steps):
     everything, kept = settled_run(0, 800, steps)
     full = verdict(records_frame(everything), SIMILARITY).effective_length
     settled = verdict(records_frame(kept), SIMILARITY).effective_length
-    assert grid_span(full.low, full.high, WORDS) == 1
+    assert grid_span(full.low, full.high, FULL.lengths) == 1
     assert (settled.value, settled.low, settled.high) == (full.value, full.low, full.high)
     assert len(kept) < 0.6 * len(everything)
