@@ -9,7 +9,7 @@ effective length (the rule applied to the expected curve); and the share of the 
 settled run asked for (median and most).
 
     PYTHONPATH=. python scripts/settle_simulation.py [--grid full,test] [--halves 400,800,1500,3000]
-        [--seeds 10] [--steps 0]
+        [--seeds 30] [--steps 0]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--grid", default="full,test")
     parser.add_argument("--halves", help="HALF of each curve, comma-separated "
                                          "(default: 400,800,1500,3000 full; 100-400 test)")
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--steps", type=int, default=0, help="--settle-steps")
     options = parser.parse_args()
     counted = ("one length", "same length", "interval <=", "both", "truth in full's",
