@@ -30,11 +30,10 @@ def compared(seed: int, half: int, steps: int, grid) -> dict:
     full = verdict(records_frame(everything), SIMILARITY).effective_length
     settled = verdict(records_frame(kept), SIMILARITY).effective_length
     truth = true_effective_length(grid, half)
-    return {"one length": full.low == full.high,
-            "same length": settled.value == full.value,
-            "interval <=": full.low <= settled.low and settled.high <= full.high,
-            "both": settled.value == full.value and full.low <= settled.low <= settled.high <= full.high,
-            "truth in full's": full.low <= truth <= full.high,
+    same = settled.value == full.value
+    within = full.low <= settled.low and settled.high <= full.high
+    return {"one length": full.low == full.high, "same length": same, "interval <=": within,
+            "both": same and within, "truth in full's": full.low <= truth <= full.high,
             "truth in settle's": settled.low <= truth <= settled.high,
             "share": len(kept) / len(everything)}
 

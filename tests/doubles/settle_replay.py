@@ -10,11 +10,15 @@ import dataclasses
 import hashlib
 from typing import Sequence
 
+import numpy as np
+
 from fixtures.pytest_face.settling import ROUNDS, round_of
 from reporting.analysis.settling import decide
 from reporting.analysis.verdict_settings import MIN_SAMPLES, VerdictSettings
+from reporting.analysis.verdicts import _Rules
 from reporting.experiments import Experiment
 from reporting.storage.records import SampleRecord
+from reporting.storage.store import records_frame
 
 from tests.reporting.helpers import record
 
@@ -49,24 +53,17 @@ def true_mean(length: int, half: float) -> float:
 
 def true_effective_length(grid: Grid, half: float,
                           settings: VerdictSettings = VerdictSettings()) -> float:
-    """The relative rule applied to the expected curve: what an endless grid would state."""
-    means = [true_mean(length, half) for length in grid.lengths]
-    base_k = settings.base_count(len(means))
-    bar = settings.relative * sum(means[:base_k]) / base_k
-    passing = 0
-    for length, mean in zip(grid.lengths, means):
-        if mean < bar:
-            break
-        passing = length
-    return passing
+    """The verdict's own relative rule applied to the expected curve: what an endless grid
+    would state."""
+    rules = _Rules.of(SIMILARITY, settings, np.asarray(grid.lengths, dtype=float))
+    means = np.asarray([[true_mean(length, half) for length in grid.lengths]])
+    return float(rules.at(rules.statistics(means)[1])[0])
 
 
 def settled_run(seed: int, half: float, steps: int = 0, grid: Grid = FULL
                 ) -> tuple[list[SampleRecord], list[SampleRecord]]:
     """(every record of the grid, the records a --settle run keeps): rounds cut as the run
     cuts them, each round run where the decision from the rounds before it needs it."""
-    from reporting.storage.store import records_frame
-
     records = {length: [record("r", SIMILARITY, length, i, copied(length, i, seed, half))
                         for i in range(count)]
                for length, count in zip(grid.lengths, grid.samples)}
